@@ -1,0 +1,14 @@
+// Subcommands owned by cli/ itself. Each registers its options and a callback on `app`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace nbx::cli {
+
+void register_devices_command(CLI::App& app);
+
+// The exit status the chosen subcommand asked for (0 unless it set one).
+int exit_code();
+void set_exit_code(int code);
+
+}  // namespace nbx::cli

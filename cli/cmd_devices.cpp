@@ -1,0 +1,62 @@
+// `nbx devices`: every compiled-in backend's devices, or why a backend has none.
+#include <iostream>
+
+#include "cli/cli_main_commands.hpp"
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+
+namespace nbx::cli {
+namespace {
+
+int g_exit_code = 0;
+
+std::string gib(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
+  return buf;
+}
+
+void print_devices(bool verbose) {
+  for (const BackendStatus& s : backend_statuses()) {
+    if (!s.backend) {
+      std::cout << s.name << ": unavailable (" << s.unavailable_reason << ")\n";
+      continue;
+    }
+    const DeviceListing listing = s.backend->list_devices();
+    if (listing.devices.empty()) {
+      std::cout << s.name << ": no device (" << listing.unavailable_reason << ")\n";
+      continue;
+    }
+    for (std::size_t i = 0; i < listing.devices.size(); ++i) {
+      const DeviceProperties& p = listing.devices[i];
+      std::cout << (s.name == "host" ? std::string("host") : s.name + ":" + std::to_string(i))
+                << ": " << p.name << " [" << p.arch << "]";
+      if (p.total_memory) std::cout << ", " << gib(p.total_memory);
+      if (p.compute_units) std::cout << ", " << p.compute_units << " compute units";
+      if (!p.driver.empty()) std::cout << ", " << p.driver;
+      std::cout << "\n";
+      if (verbose)
+        for (const auto& [k, v] : p.extra) std::cout << "    " << k << ": " << v << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+int exit_code() {
+  return g_exit_code;
+}
+void set_exit_code(int code) {
+  g_exit_code = code;
+}
+
+void register_devices_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "devices", "List every device of every compiled-in backend, or why a backend has none.");
+  static bool verbose = false;
+  cmd->add_flag("-v,--verbose", verbose,
+                "Also print each device's extra runtime facts (extensions, limits).");
+  cmd->callback([] { print_devices(verbose); });
+}
+
+}  // namespace nbx::cli

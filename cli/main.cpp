@@ -1,0 +1,23 @@
+// The `nbx` command-line tool: one subcommand per file (cmd_*.cpp), registered here.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/cli_main_commands.hpp"
+#include "core/errors.hpp"
+#include "nbx_config.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"nbx: run, inspect and check nbxtensor devices (CUDA, HIP, Vulkan, host)."};
+  app.set_version_flag("--version", std::string("nbx ") + NBX_VERSION);
+  app.require_subcommand(1);
+  nbx::cli::register_devices_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const nbx::Error& e) {
+    std::cerr << "nbx: " << e.what() << "\n";
+    return 1;
+  }
+  return nbx::cli::exit_code();
+}

@@ -1,0 +1,157 @@
+// The backend seam: the whole contract a vendor implements, in one header.
+//
+// A `Backend` lists its devices and opens one. A `BackendDevice` reports runtime-queried
+// properties, allocates raw memory, copies, synchronizes and launches named kernels.
+// Public methods are non-virtual: they validate, then call the private `…_impl` that a
+// backend overrides. Everything above this seam (tensors, the caching allocator, the op
+// wrappers) is backend-neutral; everything below it never sees a Tensor.
+//
+// Threading: a BackendDevice is used from one thread at a time; the runtime serialises.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/device_id.hpp"
+
+namespace nbx {
+
+// Facts the vendor runtime itself reports about a device. Optional fields stay empty where
+// the runtime cannot tell; the capability model cross-checks them against device files.
+struct DeviceProperties {
+  std::string name;    // "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)", "host"
+  std::string vendor;  // "nvidia", "amd", "intel", "mesa", "host", …
+  std::string arch;    // "sm_90", "gfx90a", "llvmpipe", "host": the device-file match key
+  std::string driver;  // driver / runtime version text
+  std::uint32_t pci_vendor_id = 0;  // Vulkan vendorID (0x10de NVIDIA, 0x1002 AMD, 0x10005 Mesa)
+  std::uint32_t pci_device_id = 0;
+  std::uint32_t vulkan_driver_id = 0;  // VkDriverId, 0 outside Vulkan
+  int compute_capability_major = 0;    // CUDA only
+  int compute_capability_minor = 0;
+  std::uint64_t total_memory = 0;  // bytes
+  int compute_units = 0;           // SMs, CUs, or host threads
+
+  std::optional<bool> fp64, fp16, bf16, int64, int8;
+  std::optional<int> subgroup_size;  // the size kernels run with
+  std::vector<int> subgroup_sizes;   // all sizes the device allows (subgroup size control)
+  std::optional<int> max_threads_per_block;
+  std::optional<std::int64_t> shared_memory_per_block;        // default, bytes
+  std::optional<std::int64_t> shared_memory_per_block_optin;  // opt-in maximum, bytes
+  std::optional<std::int64_t> l2_cache_bytes;
+  std::optional<std::string> matrix_unit;  // "mma", "wgmma", "coopmat", … when the runtime says
+  std::optional<std::uint32_t> max_push_constant_bytes;  // Vulkan
+  // Anything else worth showing (extensions, limits): printed by `nbx devices -v`.
+  std::map<std::string, std::string> extra;
+};
+
+// Raw device memory as a backend hands it out. `handle` is backend-defined (a device
+// pointer on CUDA/HIP/host, a sub-allocation record on Vulkan); `bytes` is the size given.
+struct DeviceMemory {
+  void* handle = nullptr;
+  std::size_t bytes = 0;
+  explicit operator bool() const { return handle != nullptr; }
+};
+
+// One buffer bound to a kernel launch: the whole allocation. Element offsets of views
+// travel in the parameter block, so no backend has to honour sub-buffer alignment rules.
+struct KernelBuffer {
+  DeviceMemory memory;
+  bool written = false;  // the kernel writes it (barriers, hazard tracking)
+};
+
+// A named kernel launch: the kernel family name ("elementwise", "cast", …), its buffers
+// in the order the family defines, and the family's POD parameter block (kernel_abi.hpp).
+struct KernelLaunch {
+  std::string_view kernel;
+  std::span<const KernelBuffer> buffers;
+  std::span<const std::byte> params;
+};
+
+struct MemoryInfo {
+  std::uint64_t free = 0;   // bytes the driver could still give
+  std::uint64_t total = 0;  // bytes the device has (or the cap, on a capped host)
+};
+
+class BackendDevice {
+ public:
+  virtual ~BackendDevice() = default;
+  BackendDevice(const BackendDevice&) = delete;
+  BackendDevice& operator=(const BackendDevice&) = delete;
+
+  const DeviceId& id() const { return id_; }
+  const DeviceProperties& properties() const { return properties_; }
+  // "cuda:0 (NVIDIA H200)": how error messages name the device.
+  std::string display_name() const;
+
+  // Raw allocation, no caching (the CachingAllocator above does that). Throws OutOfMemory
+  // when the driver has no memory; the allocator retries once after returning its pool.
+  // A zero-byte request returns an empty DeviceMemory.
+  DeviceMemory allocate(std::size_t bytes);
+  void free(DeviceMemory memory);
+  MemoryInfo memory_info() const { return memory_info_impl(); }
+
+  // Copies are ordered with launches on the device's one queue/stream. A copy *to* the
+  // host returns once the bytes are there; the others may return before completion.
+  void copy_from_host(DeviceMemory dst, std::size_t dst_offset, const void* src, std::size_t bytes);
+  void copy_to_host(void* dst, DeviceMemory src, std::size_t src_offset, std::size_t bytes);
+  void copy_on_device(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
+                      std::size_t src_offset, std::size_t bytes);
+  // Waits until every launch and copy issued so far has finished, then reports any fault
+  // a kernel recorded (DeviceFault) and any lost device (DeviceLost).
+  void synchronize();
+
+  // Throws Unsupported (naming the kernel) when the backend has no such kernel; throws
+  // InvalidArgument when the parameter block has the wrong size for the family.
+  void launch(const KernelLaunch& launch);
+  bool has_kernel(std::string_view kernel) const { return has_kernel_impl(kernel); }
+
+  std::uint64_t launches() const { return launches_; }
+
+ protected:
+  BackendDevice(DeviceId id, DeviceProperties properties)
+      : id_(std::move(id)), properties_(std::move(properties)) {}
+
+ private:
+  virtual DeviceMemory allocate_impl(std::size_t bytes) = 0;
+  virtual void free_impl(DeviceMemory memory) = 0;
+  virtual MemoryInfo memory_info_impl() const = 0;
+  virtual void copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, const void* src,
+                                   std::size_t bytes) = 0;
+  virtual void copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_offset,
+                                 std::size_t bytes) = 0;
+  virtual void copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
+                                   std::size_t src_offset, std::size_t bytes) = 0;
+  virtual void synchronize_impl() = 0;
+  virtual void launch_impl(const KernelLaunch& launch) = 0;
+  virtual bool has_kernel_impl(std::string_view kernel) const = 0;
+
+  DeviceId id_;
+  DeviceProperties properties_;
+  std::uint64_t launches_ = 0;
+};
+
+// What a backend says when asked for its devices: the devices, or why there are none.
+struct DeviceListing {
+  std::vector<DeviceProperties> devices;  // index i is device "<backend>:i"
+  std::string unavailable_reason;         // non-empty when the backend has no device
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // "host", "cuda", "hip", "vulkan".
+  virtual std::string_view name() const = 0;
+  // Never throws for an absent driver or device: reports the reason instead.
+  virtual DeviceListing list_devices() = 0;
+  // Throws Unavailable when the index does not name a present device.
+  virtual std::unique_ptr<BackendDevice> open(int index) = 0;
+};
+
+}  // namespace nbx

@@ -1,0 +1,142 @@
+#include "core/caching_allocator.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+
+namespace nbx {
+namespace {
+
+constexpr std::size_t kSmallLimit = std::size_t(1) << 20;
+constexpr std::size_t kSmallStep = 512;
+constexpr std::size_t kLargeStep = std::size_t(2) << 20;
+
+std::string human_bytes(std::uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, u ? "%.2f %s (%llu bytes)" : "%.0f %s", v, units[u],
+                static_cast<unsigned long long>(b));
+  return buf;
+}
+
+}  // namespace
+
+CachingAllocator::~CachingAllocator() {
+  std::lock_guard lock(mutex_);
+  flush_pool();
+}
+
+std::size_t CachingAllocator::size_class(std::size_t bytes) {
+  const std::size_t step = bytes < kSmallLimit ? kSmallStep : kLargeStep;
+  return (bytes + step - 1) / step * step;
+}
+
+std::optional<DeviceMemory> CachingAllocator::take_from_pool(std::size_t size) {
+  // Best fit, but never hand a block more than 25% larger than asked (plus one step): a
+  // small tensor must not pin a huge cached block.
+  auto it = pool_.lower_bound(size);
+  if (it == pool_.end() || it->first > size + size / 4 + kSmallStep) return std::nullopt;
+  DeviceMemory mem = it->second;
+  pool_.erase(it);
+  return mem;
+}
+
+void CachingAllocator::flush_pool() {
+  for (auto& [size, mem] : pool_) {
+    device_.free(mem);
+    stats_.reserved -= size;
+  }
+  pool_.clear();
+}
+
+AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
+  if (bytes == 0) return {};
+  const std::size_t size = size_class(bytes);
+  {
+    std::lock_guard lock(mutex_);
+    if (auto mem = take_from_pool(size)) {
+      stats_.allocated += mem->bytes;
+      stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+      ++stats_.allocations;
+      ++stats_.cache_hits;
+      return {*mem};
+    }
+  }
+  auto try_driver = [&]() -> std::optional<DeviceMemory> {
+    try {
+      return device_.allocate(size);
+    } catch (const OutOfMemory&) {
+      return std::nullopt;
+    }
+  };
+  std::optional<DeviceMemory> mem = try_driver();
+  if (!mem) {
+    std::vector<Reclaimer> to_run;
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.oom_retries;
+      flush_pool();
+      for (auto& [id, r] : reclaimers_) to_run.push_back(r);
+    }
+    for (auto& r : to_run) r();
+    {
+      std::lock_guard lock(mutex_);
+      flush_pool();  // reclaimers may have released tensors into the pool
+    }
+    mem = try_driver();
+  }
+  std::lock_guard lock(mutex_);
+  if (!mem) {
+    const MemoryInfo info = device_.memory_info();
+    throw OutOfMemory(
+        device_.id().str(), bytes, info.free, stats_.reserved, stats_.allocated,
+        "Out of memory on " + device_.display_name() + ": requested " + human_bytes(bytes) +
+            "; the device has " + human_bytes(info.free) + " free of " + human_bytes(info.total) +
+            ", the allocator reserves " + human_bytes(stats_.reserved) + " of which tensors hold " +
+            human_bytes(stats_.allocated) + " (the cache was emptied and the request retried).");
+  }
+  mem->bytes = size;
+  stats_.allocated += size;
+  stats_.reserved += size;
+  stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+  stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
+  ++stats_.allocations;
+  return {*mem};
+}
+
+void CachingAllocator::release(AllocatedBlock block) {
+  if (!block) return;
+  std::lock_guard lock(mutex_);
+  stats_.allocated -= block.memory.bytes;
+  pool_.emplace(block.memory.bytes, block.memory);
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard lock(mutex_);
+  flush_pool();
+}
+
+AllocatorStats CachingAllocator::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+int CachingAllocator::add_reclaimer(Reclaimer reclaimer) {
+  std::lock_guard lock(mutex_);
+  const int id = next_reclaimer_id_++;
+  reclaimers_.emplace(id, std::move(reclaimer));
+  return id;
+}
+
+void CachingAllocator::remove_reclaimer(int id) {
+  std::lock_guard lock(mutex_);
+  reclaimers_.erase(id);
+}
+
+}  // namespace nbx

@@ -1,0 +1,78 @@
+// The parameter blocks op wrappers hand to backends with `BackendDevice::launch`. Plain
+// PODs with fixed-width fields, no pointers: the same bytes reach a host loop, a CUDA/HIP
+// kernel argument and a Vulkan push-constant or uniform block. Included by device code,
+// so only <cstdint> here. Changing a layout changes every backend: bump kAbiVersion.
+#pragma once
+
+#include <cstdint>
+
+namespace nbx::abi {
+
+inline constexpr int kAbiVersion = 1;
+inline constexpr int kMaxDims = 8;  // equals nbx::kMaxDims
+inline constexpr int kMaxElementwiseInputs = 3;
+
+enum ElementwiseOp : std::int32_t {
+#define NBX_ELEMENTWISE_OP(name, code, arity) kOp_##name = code,
+#include "core/elementwise_op_list.inc"
+#undef NBX_ELEMENTWISE_OP
+};
+
+// One value in both representations, so an int64 scalar above 2^53 stays exact and a
+// float scalar keeps its fraction. Which one a kernel reads follows the compute dtype.
+struct ScalarValue {
+  double f;
+  std::int64_t i;
+};
+
+// An operand read (or written) through strides: element (i0, …, in) of the output shape
+// lives at offset + Σ ik * strides[k] elements of the operand's buffer. Broadcast dims
+// have stride 0. With is_scalar set, the operand is `scalar` and has no buffer.
+struct ElementwiseOperand {
+  std::int64_t offset;
+  std::int64_t strides[kMaxDims];
+  std::int32_t dtype;  // nbx::DType value
+  std::int32_t is_scalar;
+  ScalarValue scalar;
+};
+
+// Kernel "elementwise". Buffers: [0] out, [1 + k] input k (an empty DeviceMemory where input
+// k is a scalar). Contract the wrapper guarantees:
+//  - the output is a fresh, non-overlapping tensor of shape `sizes` (it may be strided);
+//  - all tensor inputs share one dtype, except `where`'s bool condition (in[0]);
+//  - `compute_dtype` is the dtype the math runs in on a GPU (float32 for half types,
+//    float64 or float32 for integer true division, the input dtype otherwise); the host
+//    reference computes in float64 / int64 and rounds once to the output dtype;
+//  - `contiguous` is 1 when every tensor operand is contiguous with the output's layout
+//    (offset aside), so a kernel may take a flat, vectorised path.
+struct ElementwiseParams {
+  std::int32_t op;  // ElementwiseOp
+  std::int32_t num_inputs;
+  std::int32_t ndim;
+  std::int32_t compute_dtype;
+  std::int64_t numel;
+  std::int64_t sizes[kMaxDims];
+  std::int32_t contiguous;
+  std::int32_t reserved;
+  ScalarValue attrs[3];
+  ElementwiseOperand out;
+  ElementwiseOperand in[kMaxElementwiseInputs];
+};
+
+// The device-side fault channel: one record per device. A kernel that finds bad input
+// (an out-of-range index, an integer division by zero) writes the first fault here,
+// touches no memory out of range, and carries on; synchronize() turns it into DeviceFault.
+enum FaultCode : std::int32_t {
+  kFaultNone = 0,
+  kFaultIndexOutOfRange = 1,
+  kFaultIntegerDivisionByZero = 2,
+};
+struct FaultRecord {
+  std::int32_t code;  // FaultCode
+  std::int32_t op;    // an ElementwiseOp, or a code >= 1000 naming an index-kernel op
+  std::int64_t index;
+  std::int64_t bound;
+  std::int64_t position;
+};
+
+}  // namespace nbx::abi

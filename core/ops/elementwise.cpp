@@ -1,0 +1,451 @@
+// The elementwise wrappers: promotion, domain checks, capability-driven widening, then the
+// launch layer. The only place elementwise decisions are made.
+#include "core/ops/elementwise.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "core/ops/elementwise_launch.hpp"
+#include "core/ops/elementwise_rules.hpp"
+
+namespace nbx::ops {
+namespace {
+
+using detail::Domain;
+using detail::ElementwiseLaunch;
+using detail::LaunchInput;
+using detail::OpRule;
+using detail::ResultKind;
+
+std::string dtype_str(DType t) {
+  return std::string(dtype_name(t));
+}
+
+bool in_domain(Domain d, DType t) {
+  switch (d) {
+    case Domain::kAll:
+      return true;
+    case Domain::kNoBool:
+      return t != DType::kBool;
+    case Domain::kIntegralOrBool:
+      return is_integral(t, true);
+    case Domain::kIntegral:
+      return is_integral(t, false);
+    case Domain::kFloating:
+      return is_floating(t);
+  }
+  return false;
+}
+
+const char* domain_words(Domain d) {
+  switch (d) {
+    case Domain::kNoBool:
+      return "numeric dtypes, not bool";
+    case Domain::kIntegralOrBool:
+      return "integer and bool dtypes";
+    case Domain::kIntegral:
+      return "integer dtypes";
+    case Domain::kFloating:
+      return "floating dtypes";
+    default:
+      return "every dtype";
+  }
+}
+
+// The device an op runs on: the one of its non-host tensors, else the host.
+Device device_of(std::span<const TensorOrScalar* const> operands) {
+  for (const TensorOrScalar* o : operands)
+    if (o && o->is_tensor() && !o->tensor().device().is_host()) return o->tensor().device();
+  return host_device();
+}
+
+// A 0-d host tensor next to device tensors is read as a host scalar (its value is already
+// on the host: no device synchronisation), as PyTorch does with CPU scalar tensors.
+bool is_host_scalar_tensor(const TensorOrScalar& o, const Device& device) {
+  return o.is_tensor() && o.tensor().dim() == 0 && o.tensor().device().is_host() &&
+         !device.is_host();
+}
+
+Scalar as_scalar(const TensorOrScalar& o) {
+  return o.is_tensor() ? o.tensor().item() : o.scalar();
+}
+
+// Largest |value| among integer operands, read on the host. Integer division on a device
+// without fp64 is rare; until the reduction family lands, the check copies the operand.
+double max_abs_integer(const Tensor& t) {
+  const Tensor h = t.to(DType::kInt64).to(host_device());
+  double m = 0;
+  for (std::int64_t v : h.to_host<std::int64_t>()) m = std::max(m, std::fabs(double(v)));
+  return m;
+}
+
+// Integer true division widens through float64 where the device has it; otherwise through
+// float32, which is exact only below 2^24 — larger magnitudes are refused by name.
+DType widening_dtype_for_division(const Device& device, std::span<const LaunchInput> inputs,
+                                  DType input_dtype) {
+  const Capabilities& caps = device.capabilities();
+  if (caps.fp64.value) return DType::kFloat64;
+  constexpr double kExactLimit = 16777216.0;  // 2^24
+  double m = 0;
+  for (const LaunchInput& in : inputs)
+    m = std::max(m,
+                 in.tensor.defined() ? max_abs_integer(in.tensor) : std::fabs(double(in.scalar.i)));
+  if (m >= kExactLimit) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.0f", m);
+    throw Unsupported("div", device.str(), "fp64",
+                      "div on " + device.display_name() + ": " + dtype_str(input_dtype) +
+                          " operands up to " + value +
+                          " cannot be widened exactly through float32 (exact below 2^24), and "
+                          "the device has no fp64 (" +
+                          caps.fp64.source + "); refused.");
+  }
+  return DType::kFloat32;
+}
+
+void check_scalar_fits(std::string_view op, const Scalar& s, DType t) {
+  if (s.is_floating() || !is_integral(t, false)) return;
+  const std::int64_t v = s.to_int();
+  std::int64_t lo = 0, hi = 0;
+  switch (t) {
+    case DType::kInt8:
+      lo = INT8_MIN, hi = INT8_MAX;
+      break;
+    case DType::kUInt8:
+      lo = 0, hi = UINT8_MAX;
+      break;
+    case DType::kInt16:
+      lo = INT16_MIN, hi = INT16_MAX;
+      break;
+    case DType::kInt32:
+      lo = INT32_MIN, hi = INT32_MAX;
+      break;
+    default:
+      return;
+  }
+  if (v < lo || v > hi)
+    throw InvalidArgument(std::string(op), std::string(op) + ": the scalar " + s.str() +
+                                               " cannot be converted to " + dtype_str(t) +
+                                               " without overflow.");
+}
+
+struct OpCall {
+  abi::ElementwiseOp op;
+  std::vector<const TensorOrScalar*> operands;
+  std::array<abi::ScalarValue, 3> attrs{};
+  // where/masked_fill: operand 0 is a bool condition, outside promotion.
+  bool leading_condition = false;
+  // masked_fill: the result keeps this operand's dtype.
+  std::optional<DType> forced_common;
+};
+
+Tensor run(const OpCall& call, std::string_view name_override = {}) {
+  const OpRule& rule = detail::rule_for(call.op);
+  const std::string name(name_override.empty() ? rule.name : name_override);
+  const Device device = device_of(call.operands);
+  const std::size_t first = call.leading_condition ? 1 : 0;
+
+  std::vector<PromotionOperand> promo;
+  bool any_tensor = false;
+  for (std::size_t k = 0; k < call.operands.size(); ++k) {
+    const TensorOrScalar& o = *call.operands[k];
+    if (o.is_tensor()) {
+      if (!o.tensor().defined())
+        throw InvalidArgument(name,
+                              name + ": operand " + std::to_string(k) + " is an undefined tensor.");
+      any_tensor = true;
+    }
+    if (k < first) continue;
+    if (o.is_tensor() && !is_host_scalar_tensor(o, device))
+      promo.push_back({o.tensor().dtype(),
+                       o.tensor().dim() == 0 ? OperandKind::kZeroDimTensor : OperandKind::kTensor});
+    else if (o.is_tensor())
+      promo.push_back({o.tensor().dtype(), OperandKind::kZeroDimTensor});
+    else
+      promo.push_back({o.scalar().promotion_dtype(), OperandKind::kScalar});
+  }
+  if (!any_tensor)
+    throw InvalidArgument(name, name + " needs at least one tensor operand; all were scalars.");
+  const DType common = call.forced_common ? *call.forced_common : result_type(promo);
+  if (!in_domain(rule.domain, common))
+    throw InvalidArgument(name, name + " is not defined for " + dtype_str(common) +
+                                    " operands (it takes " + domain_words(rule.domain) + ").");
+
+  DType out_dtype = common;
+  if (rule.result == ResultKind::kBool) out_dtype = DType::kBool;
+  if (rule.result == ResultKind::kFloatPromoted && !is_floating(common)) out_dtype = kDefaultFloat;
+  const bool integer_division = call.op == abi::kOp_div && !is_floating(common);
+  // Inputs are cast (a copy) to one dtype before the kernel; only integer division keeps
+  // its integers and widens inside the kernel, where exactness is decided.
+  const DType input_dtype =
+      (rule.result == ResultKind::kFloatPromoted && !integer_division) ? out_dtype : common;
+
+  ElementwiseLaunch launch;
+  launch.op_name = name;
+  launch.op = call.op;
+  launch.out_dtype = out_dtype;
+  launch.attrs = call.attrs;
+  for (std::size_t k = 0; k < call.operands.size(); ++k) {
+    const TensorOrScalar& o = *call.operands[k];
+    LaunchInput in;
+    if (k < first) {
+      if (!o.is_tensor() || o.tensor().dtype() != DType::kBool)
+        throw InvalidArgument(
+            name, name + ": the condition/mask must be a bool tensor, not " +
+                      (o.is_tensor() ? dtype_str(o.tensor().dtype()) : "a scalar") + ".");
+      in.tensor = o.tensor();
+    } else if (o.is_tensor() && !is_host_scalar_tensor(o, device)) {
+      in.tensor = o.tensor().to(input_dtype);
+    } else {
+      const Scalar s = as_scalar(o);
+      if (!integer_division) check_scalar_fits(name, s, input_dtype);
+      in.scalar = detail::scalar_value(s);
+    }
+    launch.inputs.push_back(std::move(in));
+  }
+  if (integer_division) {
+    launch.compute_dtype = widening_dtype_for_division(device, launch.inputs, input_dtype);
+  } else {
+    launch.compute_dtype = is_half_type(input_dtype) ? DType::kFloat32 : input_dtype;
+  }
+  return detail::launch_elementwise(device, launch);
+}
+
+Tensor unary(abi::ElementwiseOp op, const Tensor& x, std::array<abi::ScalarValue, 3> attrs = {}) {
+  const TensorOrScalar a(x);
+  return run({op, {&a}, attrs});
+}
+
+Tensor binary(abi::ElementwiseOp op, const TensorOrScalar& a, const TensorOrScalar& b,
+              std::array<abi::ScalarValue, 3> attrs = {}) {
+  return run({op, {&a, &b}, attrs});
+}
+
+abi::ScalarValue f(double v) {
+  return {v, static_cast<std::int64_t>(0)};
+}
+
+// add/sub's alpha: PyTorch refuses a floating alpha with integer operands.
+std::array<abi::ScalarValue, 3> alpha_attrs(const char* op, const TensorOrScalar& a,
+                                            const TensorOrScalar& b, const Scalar& alpha) {
+  const auto is_int = [](const TensorOrScalar& o) {
+    return o.is_tensor() ? !is_floating(o.tensor().dtype()) : !o.scalar().is_floating();
+  };
+  if (alpha.is_floating() && is_int(a) && is_int(b))
+    throw InvalidArgument(op, std::string(op) +
+                                  ": for integer operands alpha must be an integer, not " +
+                                  alpha.str() + ".");
+  return {detail::scalar_value(alpha)};
+}
+
+}  // namespace
+
+#define NBX_UNARY(fn)               \
+  Tensor fn(const Tensor& x) {      \
+    return unary(abi::kOp_##fn, x); \
+  }
+NBX_UNARY(neg)
+NBX_UNARY(abs)
+NBX_UNARY(exp)
+NBX_UNARY(exp2)
+NBX_UNARY(log)
+NBX_UNARY(log2)
+NBX_UNARY(sqrt)
+NBX_UNARY(rsqrt)
+NBX_UNARY(reciprocal)
+NBX_UNARY(sin)
+NBX_UNARY(cos)
+NBX_UNARY(tan)
+NBX_UNARY(tanh)
+NBX_UNARY(sigmoid)
+NBX_UNARY(erf)
+NBX_UNARY(relu)
+NBX_UNARY(silu)
+NBX_UNARY(mish)
+NBX_UNARY(selu)
+NBX_UNARY(hardsigmoid)
+NBX_UNARY(hardswish)
+NBX_UNARY(floor)
+NBX_UNARY(ceil)
+NBX_UNARY(round)
+NBX_UNARY(trunc)
+NBX_UNARY(isnan)
+NBX_UNARY(isinf)
+NBX_UNARY(isfinite)
+NBX_UNARY(logical_not)
+NBX_UNARY(bitwise_not)
+#undef NBX_UNARY
+
+Tensor gelu(const Tensor& x, GeluApproximation approximate) {
+  return unary(approximate == GeluApproximation::kTanh ? abi::kOp_gelu_tanh : abi::kOp_gelu_erf, x);
+}
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  return unary(abi::kOp_softplus, x, {f(beta), f(threshold)});
+}
+Tensor leaky_relu(const Tensor& x, double negative_slope) {
+  return unary(abi::kOp_leaky_relu, x, {f(negative_slope)});
+}
+Tensor elu(const Tensor& x, double alpha) {
+  return unary(abi::kOp_elu, x, {f(alpha)});
+}
+Tensor celu(const Tensor& x, double alpha) {
+  if (alpha == 0) throw InvalidArgument("celu", "celu: alpha must not be 0 (it divides by alpha).");
+  return unary(abi::kOp_celu, x, {f(alpha)});
+}
+
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  double largest = 0;
+  switch (x.dtype()) {
+    case DType::kFloat16:
+      largest = 65504.0;
+      break;
+    case DType::kBFloat16:
+      largest = 3.3895313892515355e38;
+      break;
+    case DType::kFloat32:
+      largest = std::numeric_limits<float>::max();
+      break;
+    default:
+      largest = std::numeric_limits<double>::max();
+      break;
+  }
+  return unary(abi::kOp_nan_to_num, x,
+               {f(nan), f(posinf.value_or(largest)), f(neginf.value_or(-largest))});
+}
+
+Tensor add(const TensorOrScalar& a, const TensorOrScalar& b, Scalar alpha) {
+  return binary(abi::kOp_add, a, b, alpha_attrs("add", a, b, alpha));
+}
+Tensor sub(const TensorOrScalar& a, const TensorOrScalar& b, Scalar alpha) {
+  return binary(abi::kOp_sub, a, b, alpha_attrs("sub", a, b, alpha));
+}
+
+Tensor pow(const TensorOrScalar& a, const TensorOrScalar& b) {
+  if (a.is_tensor() && !b.is_tensor() && !is_floating(a.tensor().dtype()) &&
+      !b.scalar().is_floating() && b.scalar().to_int() < 0)
+    throw InvalidArgument("pow", "pow: integers to negative integer powers are not allowed (" +
+                                     dtype_str(a.tensor().dtype()) + " base, exponent " +
+                                     b.scalar().str() + ").");
+  return binary(abi::kOp_pow, a, b);
+}
+
+#define NBX_BINARY(fn)                                          \
+  Tensor fn(const TensorOrScalar& a, const TensorOrScalar& b) { \
+    return binary(abi::kOp_##fn, a, b);                         \
+  }
+NBX_BINARY(mul)
+NBX_BINARY(div)
+NBX_BINARY(floor_divide)
+NBX_BINARY(remainder)
+NBX_BINARY(maximum)
+NBX_BINARY(minimum)
+NBX_BINARY(atan2)
+NBX_BINARY(bitwise_and)
+NBX_BINARY(bitwise_or)
+NBX_BINARY(bitwise_xor)
+NBX_BINARY(bitwise_left_shift)
+NBX_BINARY(bitwise_right_shift)
+NBX_BINARY(logical_and)
+NBX_BINARY(logical_or)
+NBX_BINARY(logical_xor)
+NBX_BINARY(eq)
+NBX_BINARY(ne)
+NBX_BINARY(lt)
+NBX_BINARY(le)
+NBX_BINARY(gt)
+NBX_BINARY(ge)
+#undef NBX_BINARY
+
+Tensor where(const Tensor& condition, const TensorOrScalar& a, const TensorOrScalar& b) {
+  const TensorOrScalar c(condition);
+  OpCall call{abi::kOp_where, {&c, &a, &b}};
+  call.leading_condition = true;
+  return run(call);
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& value) {
+  if (value.is_tensor() && value.tensor().dim() != 0)
+    throw InvalidArgument("masked_fill",
+                          "masked_fill: the value must be a scalar or a 0-d tensor, "
+                          "not a tensor of shape " +
+                              to_string(value.tensor().shape()) + ".");
+  const Shape out = broadcast_shapes(x.shape(), mask.shape(), "masked_fill");
+  if (!(out == x.shape()))
+    throw InvalidArgument("masked_fill",
+                          "masked_fill: the mask of shape " + to_string(mask.shape()) +
+                              " must broadcast to the tensor's shape " + to_string(x.shape()) +
+                              ", not grow it to " + to_string(out) + ".");
+  const TensorOrScalar m(mask), xs(x);
+  const TensorOrScalar v = value.is_tensor() ? TensorOrScalar(value.tensor().to(x.dtype())) : value;
+  OpCall call{abi::kOp_where, {&m, &v, &xs}};
+  call.leading_condition = true;
+  call.forced_common = x.dtype();
+  return run(call, "masked_fill");
+}
+
+Tensor clamp(const Tensor& x, const std::optional<TensorOrScalar>& min,
+             const std::optional<TensorOrScalar>& max) {
+  if (!min && !max)
+    throw InvalidArgument("clamp", "clamp: at least one of min and max must be given.");
+  // An absent bound is the widest value of the promoted dtype, so one kernel serves all.
+  std::vector<PromotionOperand> promo{
+      {x.dtype(), x.dim() ? OperandKind::kTensor : OperandKind::kZeroDimTensor}};
+  for (const auto* b : {&min, &max}) {
+    if (!*b) continue;
+    const TensorOrScalar& o = **b;
+    promo.push_back(o.is_tensor()
+                        ? PromotionOperand{o.tensor().dtype(), o.tensor().dim()
+                                                                   ? OperandKind::kTensor
+                                                                   : OperandKind::kZeroDimTensor}
+                        : PromotionOperand{o.scalar().promotion_dtype(), OperandKind::kScalar});
+  }
+  const DType t = result_type(promo);
+  auto widest = [&](bool upper) -> TensorOrScalar {
+    if (is_floating(t)) return Scalar(upper ? INFINITY : -INFINITY);
+    switch (t) {
+      case DType::kInt8:
+        return Scalar(upper ? INT8_MAX : INT8_MIN);
+      case DType::kUInt8:
+        return Scalar(upper ? UINT8_MAX : 0);
+      case DType::kInt16:
+        return Scalar(upper ? INT16_MAX : INT16_MIN);
+      case DType::kInt32:
+        return Scalar(upper ? INT32_MAX : INT32_MIN);
+      default:
+        return Scalar(upper ? INT64_MAX : INT64_MIN);
+    }
+  };
+  const TensorOrScalar xs(x);
+  const TensorOrScalar lo = min ? *min : widest(false);
+  const TensorOrScalar hi = max ? *max : widest(true);
+  return run({abi::kOp_clamp, {&xs, &lo, &hi}});
+}
+
+Tensor lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight) {
+  const TensorOrScalar s(start), e(end);
+  return run({abi::kOp_lerp, {&s, &e, &weight}});
+}
+
+Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {
+  const TensorOrScalar a(x), b(t1), c(t2);
+  return run({abi::kOp_addcmul, {&a, &b, &c}, {detail::scalar_value(value)}});
+}
+
+Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {
+  const TensorOrScalar a(x), b(t1), c(t2);
+  return run({abi::kOp_addcdiv, {&a, &b, &c}, {detail::scalar_value(value)}});
+}
+
+std::vector<std::string> elementwise_op_names() {
+  std::vector<std::string> names;
+  for (const OpRule& r : detail::all_rules())
+    if (r.op != abi::kOp_copy) names.emplace_back(r.name);
+  names.emplace_back("masked_fill");
+  names.emplace_back("cast");
+  return names;
+}
+
+}  // namespace nbx::ops

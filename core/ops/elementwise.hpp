@@ -1,0 +1,126 @@
+// Elementwise ops, PyTorch semantics: type promotion with weak scalars, broadcasting read
+// through strides, host scalars and device-resident 0-d tensors as scalars.
+//
+// Every op returns a new tensor on the device of its tensor operands. Throws
+// InvalidArgument for a dtype the op does not define (naming op and dtype), for shapes that
+// do not broadcast and for operands on different devices; Unsupported when the device
+// lacks a capability the op needs (e.g. fp64 for float64 tensors); DeviceFault (at the
+// next synchronisation on GPUs) for an integer division by zero.
+#pragma once
+
+#include <optional>
+#include <variant>
+
+#include "core/tensor.hpp"
+
+namespace nbx::ops {
+
+// An operand that may be a tensor or a host scalar.
+class TensorOrScalar {
+ public:
+  TensorOrScalar(const Tensor& t) : v_(t) {}  // NOLINT(google-explicit-constructor)
+  TensorOrScalar(Scalar s) : v_(s) {}         // NOLINT(google-explicit-constructor)
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  TensorOrScalar(T v) : v_(Scalar(v)) {}  // NOLINT(google-explicit-constructor)
+
+  bool is_tensor() const { return std::holds_alternative<Tensor>(v_); }
+  const Tensor& tensor() const { return std::get<Tensor>(v_); }
+  const Scalar& scalar() const { return std::get<Scalar>(v_); }
+
+ private:
+  std::variant<Tensor, Scalar> v_;
+};
+
+// ---- unary ----
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor exp2(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor log2(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tan(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor erf(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor silu(const Tensor& x);
+enum class GeluApproximation { kNone, kTanh };
+Tensor gelu(const Tensor& x, GeluApproximation approximate = GeluApproximation::kNone);
+Tensor mish(const Tensor& x);
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+Tensor elu(const Tensor& x, double alpha = 1.0);
+Tensor selu(const Tensor& x);
+Tensor celu(const Tensor& x, double alpha = 1.0);
+Tensor hardsigmoid(const Tensor& x);
+Tensor hardswish(const Tensor& x);
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);  // half to even
+Tensor trunc(const Tensor& x);
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+Tensor isfinite(const Tensor& x);
+// NaN → nan; +inf → posinf (default: the dtype's largest finite value); -inf → neginf.
+Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = {},
+                  std::optional<double> neginf = {});
+Tensor logical_not(const Tensor& x);
+Tensor bitwise_not(const Tensor& x);
+
+// ---- binary (either side may be a host scalar) ----
+Tensor add(const TensorOrScalar& a, const TensorOrScalar& b, Scalar alpha = 1);
+Tensor sub(const TensorOrScalar& a, const TensorOrScalar& b, Scalar alpha = 1);
+Tensor mul(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor div(const TensorOrScalar& a, const TensorOrScalar& b);  // true division
+Tensor floor_divide(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor remainder(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor pow(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor maximum(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor minimum(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor atan2(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor bitwise_and(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor bitwise_or(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor bitwise_xor(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor bitwise_left_shift(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor bitwise_right_shift(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor logical_and(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor logical_or(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor logical_xor(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor eq(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor ne(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor lt(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor le(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor gt(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor ge(const TensorOrScalar& a, const TensorOrScalar& b);
+
+// ---- ternary ----
+// condition must be bool.
+Tensor where(const Tensor& condition, const TensorOrScalar& a, const TensorOrScalar& b);
+// x where mask is false, value where it is true; the result keeps x's dtype.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& value);
+// At least one of min/max. NaN in x or in a bound propagates.
+Tensor clamp(const Tensor& x, const std::optional<TensorOrScalar>& min,
+             const std::optional<TensorOrScalar>& max);
+Tensor lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight);
+Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+
+// ---- conversion and copies ----
+// Conversion to any dtype. float→integer truncates toward zero; NaN gives 0 and values
+// beyond the target's range saturate (PyTorch leaves both undefined; nbx defines them so
+// every backend agrees). Narrowing integers wrap (two's complement), any → bool is x != 0.
+Tensor cast(const Tensor& x, DType dtype);
+// A contiguous copy of any strided view, on the same device.
+Tensor copy(const Tensor& x);
+// Copy between devices (through the host when neither side is the host's).
+Tensor to_device(const Tensor& x, const Device& device);
+
+// The elementwise op names this build knows, in table order (for the CLI and conformance).
+std::vector<std::string> elementwise_op_names();
+
+}  // namespace nbx::ops

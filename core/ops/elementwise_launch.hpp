@@ -1,0 +1,46 @@
+// The universal elementwise launch layer: every elementwise wrapper ends here.
+// Internal to core/ops; not part of the public API.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/kernel_abi.hpp"
+#include "core/ops/elementwise.hpp"
+
+namespace nbx::ops::detail {
+
+// An input as the kernel will read it: a tensor already in the launch's input dtype (read
+// through broadcast strides, never expanded), or a host scalar.
+struct LaunchInput {
+  Tensor tensor;  // undefined for a scalar
+  abi::ScalarValue scalar{0.0, 0};
+};
+
+struct ElementwiseLaunch {
+  std::string_view op_name;  // for error messages: "add", "cast", …
+  abi::ElementwiseOp op = abi::kOp_copy;
+  std::vector<LaunchInput> inputs;
+  DType out_dtype = DType::kFloat32;
+  DType compute_dtype = DType::kFloat32;
+  std::array<abi::ScalarValue, 3> attrs{};
+};
+
+// Broadcasts the tensor inputs, allocates the contiguous output on `device`, fills the
+// parameter block and launches. Tensor inputs must live on `device`.
+Tensor launch_elementwise(const Device& device, const ElementwiseLaunch& launch);
+
+// Writes the elementwise op into an existing tensor `out` (any strides; it must not overlap
+// an input). Used by the copy paths that fill views.
+void launch_elementwise_into(const Device& device, const ElementwiseLaunch& launch,
+                             const Tensor& out);
+
+// A scalar in both representations, converted for a kernel computing in `dtype`.
+abi::ScalarValue scalar_value(const Scalar& s);
+
+// Refuses by name a dtype the device cannot hold or compute (float64 without fp64, …).
+void require_dtype_support(std::string_view op, DType dtype, const Device& device);
+
+}  // namespace nbx::ops::detail

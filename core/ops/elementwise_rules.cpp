@@ -1,0 +1,96 @@
+#include "core/ops/elementwise_rules.hpp"
+
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace nbx::ops::detail {
+namespace {
+
+using D = Domain;
+using R = ResultKind;
+
+constexpr OpRule kRules[] = {
+    {"copy", abi::kOp_copy, 1, D::kAll, R::kPromoted},
+    {"neg", abi::kOp_neg, 1, D::kNoBool, R::kPromoted},
+    {"abs", abi::kOp_abs, 1, D::kNoBool, R::kPromoted},
+    {"exp", abi::kOp_exp, 1, D::kAll, R::kFloatPromoted},
+    {"exp2", abi::kOp_exp2, 1, D::kAll, R::kFloatPromoted},
+    {"log", abi::kOp_log, 1, D::kAll, R::kFloatPromoted},
+    {"log2", abi::kOp_log2, 1, D::kAll, R::kFloatPromoted},
+    {"sqrt", abi::kOp_sqrt, 1, D::kAll, R::kFloatPromoted},
+    {"rsqrt", abi::kOp_rsqrt, 1, D::kAll, R::kFloatPromoted},
+    {"reciprocal", abi::kOp_reciprocal, 1, D::kAll, R::kFloatPromoted},
+    {"sin", abi::kOp_sin, 1, D::kAll, R::kFloatPromoted},
+    {"cos", abi::kOp_cos, 1, D::kAll, R::kFloatPromoted},
+    {"tan", abi::kOp_tan, 1, D::kAll, R::kFloatPromoted},
+    {"tanh", abi::kOp_tanh, 1, D::kAll, R::kFloatPromoted},
+    {"sigmoid", abi::kOp_sigmoid, 1, D::kAll, R::kFloatPromoted},
+    {"erf", abi::kOp_erf, 1, D::kAll, R::kFloatPromoted},
+    {"relu", abi::kOp_relu, 1, D::kNoBool, R::kPromoted},
+    {"silu", abi::kOp_silu, 1, D::kFloating, R::kPromoted},
+    {"gelu", abi::kOp_gelu_erf, 1, D::kFloating, R::kPromoted},
+    {"gelu_tanh", abi::kOp_gelu_tanh, 1, D::kFloating, R::kPromoted},
+    {"mish", abi::kOp_mish, 1, D::kFloating, R::kPromoted},
+    {"softplus", abi::kOp_softplus, 1, D::kFloating, R::kPromoted},
+    {"leaky_relu", abi::kOp_leaky_relu, 1, D::kFloating, R::kPromoted},
+    {"elu", abi::kOp_elu, 1, D::kFloating, R::kPromoted},
+    {"selu", abi::kOp_selu, 1, D::kFloating, R::kPromoted},
+    {"celu", abi::kOp_celu, 1, D::kFloating, R::kPromoted},
+    {"hardsigmoid", abi::kOp_hardsigmoid, 1, D::kFloating, R::kPromoted},
+    {"hardswish", abi::kOp_hardswish, 1, D::kFloating, R::kPromoted},
+    {"floor", abi::kOp_floor, 1, D::kNoBool, R::kPromoted},
+    {"ceil", abi::kOp_ceil, 1, D::kNoBool, R::kPromoted},
+    {"round", abi::kOp_round, 1, D::kNoBool, R::kPromoted},
+    {"trunc", abi::kOp_trunc, 1, D::kNoBool, R::kPromoted},
+    {"isnan", abi::kOp_isnan, 1, D::kAll, R::kBool},
+    {"isinf", abi::kOp_isinf, 1, D::kAll, R::kBool},
+    {"isfinite", abi::kOp_isfinite, 1, D::kAll, R::kBool},
+    {"nan_to_num", abi::kOp_nan_to_num, 1, D::kAll, R::kPromoted},
+    {"logical_not", abi::kOp_logical_not, 1, D::kAll, R::kBool},
+    {"bitwise_not", abi::kOp_bitwise_not, 1, D::kIntegralOrBool, R::kPromoted},
+    {"add", abi::kOp_add, 2, D::kAll, R::kPromoted},
+    {"sub", abi::kOp_sub, 2, D::kNoBool, R::kPromoted},
+    {"mul", abi::kOp_mul, 2, D::kAll, R::kPromoted},
+    {"div", abi::kOp_div, 2, D::kAll, R::kFloatPromoted},
+    {"floor_divide", abi::kOp_floor_divide, 2, D::kNoBool, R::kPromoted},
+    {"remainder", abi::kOp_remainder, 2, D::kNoBool, R::kPromoted},
+    {"pow", abi::kOp_pow, 2, D::kNoBool, R::kPromoted},
+    {"maximum", abi::kOp_maximum, 2, D::kAll, R::kPromoted},
+    {"minimum", abi::kOp_minimum, 2, D::kAll, R::kPromoted},
+    {"atan2", abi::kOp_atan2, 2, D::kAll, R::kFloatPromoted},
+    {"bitwise_and", abi::kOp_bitwise_and, 2, D::kIntegralOrBool, R::kPromoted},
+    {"bitwise_or", abi::kOp_bitwise_or, 2, D::kIntegralOrBool, R::kPromoted},
+    {"bitwise_xor", abi::kOp_bitwise_xor, 2, D::kIntegralOrBool, R::kPromoted},
+    {"bitwise_left_shift", abi::kOp_bitwise_left_shift, 2, D::kIntegral, R::kPromoted},
+    {"bitwise_right_shift", abi::kOp_bitwise_right_shift, 2, D::kIntegral, R::kPromoted},
+    {"logical_and", abi::kOp_logical_and, 2, D::kAll, R::kBool},
+    {"logical_or", abi::kOp_logical_or, 2, D::kAll, R::kBool},
+    {"logical_xor", abi::kOp_logical_xor, 2, D::kAll, R::kBool},
+    {"eq", abi::kOp_eq, 2, D::kAll, R::kBool},
+    {"ne", abi::kOp_ne, 2, D::kAll, R::kBool},
+    {"lt", abi::kOp_lt, 2, D::kAll, R::kBool},
+    {"le", abi::kOp_le, 2, D::kAll, R::kBool},
+    {"gt", abi::kOp_gt, 2, D::kAll, R::kBool},
+    {"ge", abi::kOp_ge, 2, D::kAll, R::kBool},
+    {"where", abi::kOp_where, 3, D::kAll, R::kPromoted},
+    {"clamp", abi::kOp_clamp, 3, D::kNoBool, R::kPromoted},
+    {"lerp", abi::kOp_lerp, 3, D::kFloating, R::kPromoted},
+    {"addcmul", abi::kOp_addcmul, 3, D::kNoBool, R::kPromoted},
+    {"addcdiv", abi::kOp_addcdiv, 3, D::kFloating, R::kPromoted},
+};
+
+}  // namespace
+
+const OpRule& rule_for(abi::ElementwiseOp op) {
+  for (const OpRule& r : kRules)
+    if (r.op == op) return r;
+  throw Internal("elementwise op code " + std::to_string(static_cast<int>(op)) +
+                 " has no dtype rule.");
+}
+
+std::span<const OpRule> all_rules() {
+  return kRules;
+}
+
+}  // namespace nbx::ops::detail

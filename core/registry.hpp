@@ -1,0 +1,40 @@
+// The one explicit list of backends (registry.cpp). The host backend is linked into
+// libnbx; vendor backends are shared modules loaded with dlopen on first use, so a machine
+// without a vendor runtime (no libcuda, no libamdhip64, no Vulkan loader) gets that backend
+// "unavailable, because …" instead of a program that does not start.
+//
+// A vendor module `libnbx_backend_<name>.so` exports
+//     extern "C" nbx::Backend* nbx_backend_create_v1();
+// returning a heap-allocated Backend (owned by the registry), or throwing nbx::Unavailable.
+// Modules are searched in $NBX_BACKEND_PATH (':'-separated), then beside libnbx.so and in
+// its `backends/<name>/` subfolder (the build tree's layout).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/backend.hpp"
+
+namespace nbx {
+
+// The entry point name every vendor module exports.
+inline constexpr const char* kBackendEntryPoint = "nbx_backend_create_v1";
+using BackendCreateFn = Backend* (*)();
+
+struct BackendStatus {
+  std::string name;            // "host", "cuda", "hip", "vulkan"
+  bool compiled_in = false;    // built into this library
+  Backend* backend = nullptr;  // null when unavailable
+  std::string unavailable_reason;
+};
+
+// Every backend this build knows, compiled in or not, in a fixed order: host, cuda, hip,
+// vulkan. Loading happens once per process; thread-safe.
+const std::vector<BackendStatus>& backend_statuses();
+
+// The loaded backend of that name. Throws Unavailable with the reason when it is not
+// compiled in or could not be loaded; InvalidArgument for an unknown name.
+Backend& backend_by_name(std::string_view name);
+
+}  // namespace nbx
