@@ -47,7 +47,13 @@ class Tensor {
   template <class T>
   static Tensor from_host(const std::vector<T>& data, const Shape& shape,
                           const Device& device = host_device()) {
-    return from_host(std::span<const T>(data), shape, device);
+    if constexpr (std::is_same_v<T, bool>) {
+      const std::vector<std::uint8_t> bytes(data.begin(), data.end());
+      check_host_count(bytes.size(), shape);
+      return from_host(bytes.data(), shape, DType::kBool, device);
+    } else {
+      return from_host(std::span<const T>(data), shape, device);
+    }
   }
 
   // ---- reading back ----
@@ -56,9 +62,16 @@ class Tensor {
   template <class T>
   std::vector<T> to_host() const {
     check_host_type(dtype_of<T>);
-    std::vector<T> out(static_cast<std::size_t>(numel()));
-    copy_to_host(out.data());
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {
+      // std::vector<bool> packs bits: read bytes, then convert.
+      std::vector<std::uint8_t> bytes(static_cast<std::size_t>(numel()));
+      copy_to_host(bytes.data());
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> out(static_cast<std::size_t>(numel()));
+      copy_to_host(out.data());
+      return out;
+    }
   }
   // Copies numel() * itemsize bytes, row-major, into `dst`.
   void copy_to_host(void* dst) const;
