@@ -1,0 +1,8 @@
+// The public API in one include: tensors, devices, capabilities, errors and the ops.
+#pragma once
+
+#include "core/capabilities.hpp"
+#include "core/device.hpp"
+#include "core/errors.hpp"
+#include "core/ops/elementwise.hpp"
+#include "core/tensor.hpp"
