@@ -251,10 +251,13 @@ class Reader {
         fail(entry.line, full, "must be a positive integer, got " + std::to_string(*i) + ".");
       if (auto* d = std::get_if<double>(&entry.value); d && !(*d > 0))
         fail(entry.line, full, "must be a positive number.");
-      if (auto* l = std::get_if<std::vector<std::int64_t>>(&entry.value))
+      if (auto* l = std::get_if<std::vector<std::int64_t>>(&entry.value)) {
+        if (!std::is_sorted(l->begin(), l->end()))
+          fail(entry.line, full, "must list sizes in increasing order.");
         for (auto x : *l)
           if (x <= 0 || (x & (x - 1)) != 0)
             fail(entry.line, full, "must list powers of two, got " + std::to_string(x) + ".");
+      }
     }
     if (auto f = at("memory.pool_cap_fraction");
         f != e.end() && std::get<double>(f->second.value) > 1)
@@ -264,19 +267,17 @@ class Reader {
       const auto& sizes = std::get<std::vector<std::int64_t>>(ss->second.value);
       if (std::find(sizes.begin(), sizes.end(), std::get<std::int64_t>(s->second.value)) ==
           sizes.end())
-        fail(std::max(s->second.line, ss->second.line), yaml_prefix + ".subgroup.size",
-             "must be one of subgroup.sizes.");
+        fail(s->second.line, yaml_prefix + ".subgroup.size", "must be one of subgroup.sizes.");
     }
     auto pb = at("shared_memory.per_block"), po = at("shared_memory.per_block_optin");
     if (pb != e.end() && po != e.end() &&
         std::get<std::int64_t>(pb->second.value) > std::get<std::int64_t>(po->second.value))
-      fail(std::max(pb->second.line, po->second.line),
-           yaml_prefix + ".shared_memory.per_block_optin",
+      fail(po->second.line, yaml_prefix + ".shared_memory.per_block_optin",
            "must be at least shared_memory.per_block.");
     auto mt = at("attention.min_tile"), bc = at("attention.block_ceiling");
     if (mt != e.end() && bc != e.end() &&
         std::get<std::int64_t>(mt->second.value) > std::get<std::int64_t>(bc->second.value))
-      fail(std::max(mt->second.line, bc->second.line), yaml_prefix + ".attention.block_ceiling",
+      fail(bc->second.line, yaml_prefix + ".attention.block_ceiling",
            "must be at least attention.min_tile.");
   }
 
@@ -589,6 +590,8 @@ DeviceFileCheckReport check_device_file_dir(const std::string& dir) {
       }
     }
     check_generics(set);
+    if (report.checked.empty() && report.errors.empty())
+      report.errors.push_back(dir + ":0: holds no <vendor>/<arch>.yml files.");
   } catch (const InvalidArgument& e) {
     report.errors.push_back(e.what());
   }

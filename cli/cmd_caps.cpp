@@ -1,0 +1,194 @@
+// `nbx caps`: capabilities with provenance, for present devices or named architectures.
+//
+//   nbx caps                      every present device of every backend (and why a backend has
+//   none) nbx caps vulkan:0             one device nbx caps --arch nvidia/sm_70  an architecture
+//   that need not be present (or a path to a .yml) nbx caps --diff A B           two devices or
+//   architectures side by side, differences marked
+//   --json                        machine-readable: each capability as {"value": …, "source": …}
+//   --overlay FILE                lay an overlay on top (default: $NBX_DEVICE_OVERLAY)
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_commands.hpp"
+#include "core/capability_resolver.hpp"
+#include "core/device_id.hpp"
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+
+namespace nbx::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct CapsOptions {
+  std::string device;
+  std::string arch;
+  std::string backend;
+  std::string overlay;
+  std::vector<std::string> diff;
+  bool json = false;
+};
+
+std::string display_name(const DeviceId& id, const DeviceProperties& p) {
+  return id.is_host() ? id.str() : id.str() + " (" + p.name + ")";
+}
+
+Capabilities caps_of_device(const DeviceId& id, const std::string& overlay) {
+  DeviceListing listing = backend_by_name(id.backend).list_devices();
+  if (id.index < 0 || id.index >= static_cast<int>(listing.devices.size())) {
+    std::string why = listing.devices.empty()
+                          ? "it has no device (" + listing.unavailable_reason + ")"
+                          : "it has " + std::to_string(listing.devices.size()) + " device(s)";
+    throw Unavailable(id.backend, listing.unavailable_reason,
+                      "device " + id.str() + " is not present: " + why + ".");
+  }
+  const DeviceProperties& p = listing.devices[static_cast<std::size_t>(id.index)];
+  return resolve_capabilities(id.backend, p, display_name(id, p), overlay);
+}
+
+bool looks_like_device(const std::string& text) {
+  auto colon = text.find(':');
+  std::string backend = text.substr(0, colon);
+  return backend == "host" || backend == "cpu" || backend == "cuda" || backend == "hip" ||
+         backend == "vulkan";
+}
+
+// A present device ("vulkan:0", "host") or an architecture ("nvidia/sm_90", a .yml path).
+Capabilities caps_of(const std::string& target, const CapsOptions& o) {
+  if (looks_like_device(target) && target.find('/') == std::string::npos)
+    return caps_of_device(DeviceId::parse(target), o.overlay);
+  return capabilities_for_arch(target, o.backend, o.overlay);
+}
+
+void print_caps(const Capabilities& c) {
+  std::printf("%s\n", c.device.c_str());
+  std::printf("  device file  %s%s\n", c.device_file.c_str(), c.generic ? " (generic)" : "");
+  std::printf("  match        %s\n", c.match.c_str());
+  std::printf("  overlay      %s\n", c.overlay.empty() ? "none" : c.overlay.c_str());
+  std::printf("  %-32s %-28s %s\n", "capability", "value", "source");
+  for (const auto& row : capability_rows(c))
+    std::printf("  %-32s %-28s %s\n", row.key.c_str(), format_capability_value(row.value).c_str(),
+                row.source.c_str());
+  if (c.conflicts.empty()) {
+    std::printf("  conflicts    none (the runtime agrees with the device file)\n");
+    return;
+  }
+  std::printf("  conflicts    %zu (device file vs runtime; the runtime's value is in force):\n",
+              c.conflicts.size());
+  for (const auto& k : c.conflicts)
+    std::printf("    %s: file %s (%s), runtime %s (%s)\n", k.key.c_str(), k.file_value.c_str(),
+                k.file_source.c_str(), k.runtime_value.c_str(), k.runtime_source.c_str());
+}
+
+void run_diff(const CapsOptions& o) {
+  Capabilities a = caps_of(o.diff[0], o), b = caps_of(o.diff[1], o);
+  std::vector<std::string> differing;
+  auto rows_a = capability_rows(a), rows_b = capability_rows(b);
+  std::vector<std::string> keys;
+  for (const auto& r : rows_a) keys.push_back(r.key);
+  for (const auto& r : rows_b)
+    if (std::find(keys.begin(), keys.end(), r.key) == keys.end()) keys.push_back(r.key);
+  auto text = [](const Capabilities& c, const std::string& key) {
+    auto row = get_capability(c, key);
+    return row ? format_capability_value(row->value) : std::string("-");
+  };
+  for (const auto& k : keys)
+    if (text(a, k) != text(b, k)) differing.push_back(k);
+  if (o.json) {
+    Json out = {{"a", Json::parse(capabilities_to_json(a))},
+                {"b", Json::parse(capabilities_to_json(b))},
+                {"differences", differing}};
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::printf("  A = %s  [%s]\n  B = %s  [%s]\n", a.device.c_str(), a.device_file.c_str(),
+              b.device.c_str(), b.device_file.c_str());
+  std::printf("  %-34s %-26s %s\n", "capability", "A", "B");
+  for (const auto& k : keys) {
+    bool differs = std::find(differing.begin(), differing.end(), k) != differing.end();
+    std::printf("%c %-34s %-26s %s\n", differs ? '*' : ' ', k.c_str(), text(a, k).c_str(),
+                text(b, k).c_str());
+  }
+  std::printf("  %zu of %zu capabilities differ (marked *)\n", differing.size(), keys.size());
+}
+
+void run_all_present(const CapsOptions& o) {
+  Json devices = Json::array(), unavailable = Json::array();
+  bool first = true;
+  for (const auto& status : backend_statuses()) {
+    if (!status.backend) {
+      unavailable.push_back({{"backend", status.name}, {"reason", status.unavailable_reason}});
+      if (!o.json)
+        std::printf("%s: unavailable (%s)\n\n", status.name.c_str(),
+                    status.unavailable_reason.c_str());
+      continue;
+    }
+    DeviceListing listing = status.backend->list_devices();
+    if (listing.devices.empty()) {
+      unavailable.push_back({{"backend", status.name}, {"reason", listing.unavailable_reason}});
+      if (!o.json)
+        std::printf("%s: no device (%s)\n\n", status.name.c_str(),
+                    listing.unavailable_reason.c_str());
+    }
+    for (std::size_t i = 0; i < listing.devices.size(); ++i) {
+      DeviceId id{status.name, static_cast<int>(i)};
+      Capabilities c = resolve_capabilities(status.name, listing.devices[i],
+                                            display_name(id, listing.devices[i]), o.overlay);
+      if (o.json) {
+        devices.push_back(Json::parse(capabilities_to_json(c)));
+      } else {
+        if (!first) std::printf("\n");
+        print_caps(c);
+        first = false;
+      }
+    }
+  }
+  if (o.json) std::cout << Json{{"devices", devices}, {"unavailable", unavailable}}.dump(2) << "\n";
+}
+
+void run_caps(const CapsOptions& o) {
+  if (!o.diff.empty()) return run_diff(o);
+  if (!o.arch.empty() || !o.device.empty()) {
+    Capabilities c =
+        o.arch.empty() ? caps_of(o.device, o) : capabilities_for_arch(o.arch, o.backend, o.overlay);
+    if (o.json)
+      std::cout << capabilities_to_json(c) << "\n";
+    else
+      print_caps(c);
+    return;
+  }
+  run_all_present(o);
+}
+
+}  // namespace
+
+void register_caps_command(CLI::App& app) {
+  auto o = std::make_shared<CapsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "caps", "Capabilities of devices or architectures, with where each value came from");
+  cmd->add_option("device", o->device, "A present device: host, cuda:0, vulkan:1 … (default: all)");
+  auto* arch = cmd->add_option(
+      "--arch", o->arch,
+      "An architecture that need not be present: nvidia/sm_70, gfx90a, or a .yml path");
+  cmd->add_option("--backend", o->backend,
+                  "With --arch: whose overrides apply (cuda, hip, vulkan, host)")
+      ->needs(arch);
+  cmd->add_option("--overlay", o->overlay,
+                  "Overlay file that restricts the capabilities (default: $NBX_DEVICE_OVERLAY)");
+  cmd->add_option("--diff", o->diff, "Two devices or architectures side by side")->expected(2);
+  cmd->add_flag("--json", o->json, "Machine-readable output: each capability as {value, source}");
+  cmd->callback([o] {
+    if (!o->arch.empty() && !o->device.empty())
+      throw CLI::ValidationError("nbx caps", "give a DEVICE or --arch, not both");
+    try {
+      run_caps(*o);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "nbx caps: %s\n", e.what());
+      throw CLI::RuntimeError(1);
+    }
+  });
+}
+
+}  // namespace nbx::cli
