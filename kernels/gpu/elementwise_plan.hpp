@@ -1,0 +1,44 @@
+// Host-side planning for the elementwise family: validation of a parameter block, and the
+// shape analysis that picks a kernel (dimension collapsing, contiguity, alignment).
+// Plain C++ (no vendor header); included by elementwise_dispatch.cu.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/kernel_abi.hpp"
+#include "kernels/gpu/elementwise_launch.hpp"
+
+namespace nbx::gpu {
+
+// Operand 0 is the output, 1 + k input k. Scalars take part in nothing below.
+struct ElementwisePlan {
+  int operands = 1;  // 1 + num_inputs
+  bool tensor[1 + abi::kMaxElementwiseInputs] = {};
+  int ndim = 0;  // after collapsing
+  std::int64_t sizes[abi::kMaxDims] = {};
+  std::int64_t strides[1 + abi::kMaxElementwiseInputs][abi::kMaxDims] = {};
+  std::int64_t numel = 0;
+};
+
+// Size in bytes of an nbx::DType code, 0 for an unknown code.
+int dtype_bytes(int dtype);
+// The op's arity from the op table; 0 for an unknown code.
+int elementwise_op_arity(int op);
+
+// Throws nbx::InvalidArgument when the block breaks the ABI: arity, ndim, dtypes, sizes,
+// or a view reaching outside its buffer. Throws nbx::Unsupported for a bitwise or shift op
+// asked to compute in a floating dtype.
+void validate_elementwise(const abi::ElementwiseParams& p, const BoundBuffer* buffers,
+                          int num_buffers);
+
+// Drops size-1 dimensions and merges neighbours that every tensor operand walks as one.
+ElementwisePlan collapse_dimensions(const abi::ElementwiseParams& p);
+
+// Address of operand `k` (0 = out) with the view's element offset applied.
+inline char* operand_address(const abi::ElementwiseParams& p, const BoundBuffer* buffers, int k) {
+  const abi::ElementwiseOperand& o = k == 0 ? p.out : p.in[k - 1];
+  return static_cast<char*>(buffers[k].address) + o.offset * dtype_bytes(o.dtype);
+}
+
+}  // namespace nbx::gpu
