@@ -1,0 +1,47 @@
+// What every part of an open Vulkan device shares: the entry points, handles, and the
+// features and limits queried once at open (vk_properties.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backends/vulkan/vk_api.hpp"
+
+namespace nbx::vulkan {
+
+struct DeviceFeatures {
+  bool fp64 = false, int64 = false, int16 = false, fp16 = false, int8 = false;
+  bool storage8 = false, storage16 = false;
+  bool bf16_ext = false, coopmat_khr = false, coopmat_nv = false;
+  bool subgroup_size_control = false, memory_budget = false, sm_builtins = false;
+  std::uint32_t api_version = 0;
+  std::uint32_t subgroup_size = 1, min_subgroup_size = 1, max_subgroup_size = 1;
+  std::uint32_t subgroup_ops = 0;  // VkSubgroupFeatureFlags
+  std::uint32_t max_workgroup_invocations = 1, max_workgroup_size_x = 1;
+  std::uint32_t max_workgroup_count_x = 1;
+  std::uint32_t max_shared_memory = 0, max_push_constants = 0;
+  std::uint64_t max_storage_buffer_range = 0;
+  std::uint64_t min_storage_alignment = 16, min_uniform_alignment = 16;
+  std::uint64_t max_allocation_size = 0;
+  float timestamp_period_ns = 1.0f;
+  VkPhysicalDeviceType device_type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  // Device-local memory is also host-visible and coherent and the device shares the
+  // host's memory (CPU or integrated): map it and copy without staging.
+  bool zero_copy = false;
+};
+
+struct DeviceContext {
+  std::shared_ptr<struct InstanceApi> instance;
+  struct DeviceApi* fn = nullptr;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  std::uint32_t queue_family = 0;
+  std::uint32_t timestamp_valid_bits = 0;
+  DeviceFeatures features;
+  VkPhysicalDeviceMemoryProperties memory{};
+  std::string name;  // display name for messages: "vulkan:0 (llvmpipe …)"
+};
+
+}  // namespace nbx::vulkan

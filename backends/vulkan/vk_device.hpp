@@ -1,0 +1,72 @@
+// nbx::vulkan::VulkanDevice: one opened Vulkan physical device behind the BackendDevice
+// seam. Owns the VkDevice and, through MemoryPool / Pipelines / Submitter, everything made
+// from it. Kernels: "elementwise" (vk_elementwise.cpp) and "vk_timestamp" (a GPU timestamp
+// written into a uint64 buffer slot, for benchmarks; vk_device.cpp).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/vk_api.hpp"
+#include "backends/vulkan/vk_context.hpp"
+#include "backends/vulkan/vk_memory.hpp"
+#include "backends/vulkan/vk_pipelines.hpp"
+#include "backends/vulkan/vk_properties.hpp"
+#include "backends/vulkan/vk_submit.hpp"
+#include "core/backend.hpp"
+
+namespace nbx::vulkan {
+
+// Messages of the Khronos validation layer (NBX_VULKAN_VALIDATION=1), collected by the
+// instance's debug messenger; synchronize() turns them into an error.
+struct ValidationLog {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+};
+
+// "add", or "op 99" for a code the op list does not have (vk_elementwise.cpp).
+std::string elementwise_op_name(std::int32_t op);
+
+class VulkanDevice final : public BackendDevice {
+ public:
+  VulkanDevice(std::shared_ptr<InstanceApi> api, VkPhysicalDevice physical, int index,
+               PhysicalDeviceInfo info, std::shared_ptr<ValidationLog> log);
+  ~VulkanDevice() override;
+
+ private:
+  DeviceMemory allocate_impl(std::size_t bytes) override;
+  void free_impl(DeviceMemory memory) override;
+  MemoryInfo memory_info_impl() const override;
+  void copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, const void* src,
+                           std::size_t bytes) override;
+  void copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_offset,
+                         std::size_t bytes) override;
+  void copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
+                           std::size_t src_offset, std::size_t bytes) override;
+  void synchronize_impl() override;
+  void launch_impl(const KernelLaunch& launch) override;
+  bool has_kernel_impl(std::string_view kernel) const override;
+
+  void launch_elementwise(const KernelLaunch& launch);  // vk_elementwise.cpp
+  void launch_timestamp(const KernelLaunch& launch);
+  void check_fault();
+  void check_validation();
+  // Waits for the batch that last used `a` when the host is about to touch it directly.
+  void wait_for_host_access(const Allocation& a);
+
+  DeviceApi fn_;
+  DeviceContext ctx_;
+  std::shared_ptr<ValidationLog> log_;
+  std::unique_ptr<MemoryPool> pool_;
+  std::unique_ptr<Pipelines> pipelines_;
+  std::unique_ptr<Submitter> submit_;
+  MemoryBlock* fault_ = nullptr;  // abi::FaultRecord, host-visible
+  MemoryBlock* dummy_ = nullptr;  // bound where a kernel has no buffer (scalars, absent inputs)
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+  std::uint32_t next_query_ = 0;
+  std::uint32_t workgroup_size_ = 64;
+};
+
+}  // namespace nbx::vulkan

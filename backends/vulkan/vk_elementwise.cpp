@@ -1,0 +1,272 @@
+// Kernel "elementwise" on Vulkan: checks an abi::ElementwiseParams launch against the
+// device, translates it into the shader's uniform block (32-bit sizes, strides, offsets;
+// scalars pre-encoded for the compute class), picks the SPIR-V build and path, records one
+// dispatch. Shader: kernels/vulkan/elementwise.comp.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "backends/vulkan/vk_device.hpp"
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "core/kernel_abi.hpp"
+
+namespace nbx::vulkan {
+namespace {
+
+struct OpInfo {
+  const char* name;
+  std::int32_t code, arity;
+};
+constexpr OpInfo kOps[] = {
+#define NBX_ELEMENTWISE_OP(name, code, arity) {#name, code, arity},
+#include "core/elementwise_op_list.inc"
+#undef NBX_ELEMENTWISE_OP
+};
+
+const OpInfo* find_op(std::int32_t code) {
+  for (const OpInfo& o : kOps) {
+    if (o.code == code) return &o;
+  }
+  return nullptr;
+}
+
+bool named(const OpInfo& op, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), op.name) != names.end();
+}
+// GLSL has no float64 exp/log/sin…: these run in float32 only, and float64 is refused.
+bool transcendental(const OpInfo& op) {
+  return named(op, {"exp",      "exp2",    "log",  "log2", "sin",      "cos",       "tan",
+                    "tanh",     "sigmoid", "erf",  "silu", "gelu_erf", "gelu_tanh", "mish",
+                    "softplus", "elu",     "selu", "celu", "pow",      "atan2"});
+}
+bool float_only(const OpInfo& op) {
+  return (transcendental(op) && !named(op, {"pow"})) ||
+         named(op, {"sqrt", "rsqrt", "reciprocal", "div", "lerp", "addcdiv", "leaky_relu",
+                    "hardsigmoid", "hardswish"});
+}
+bool integer_only(const OpInfo& op) {
+  return named(op, {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                    "bitwise_right_shift"});
+}
+
+// The uniform block of elementwise.comp (std140, all uvec4).
+struct GpuParams {
+  std::uint32_t head[4];  // numel, ndim, work items, work-item stride
+  std::uint32_t sizes[8];
+  std::uint32_t strides[4][8];
+  std::uint32_t offsets[4];
+  std::uint32_t scalars[3][4];
+  std::uint32_t attrs[3][4];
+};
+static_assert(sizeof(GpuParams) == 288);
+
+enum class Cls { F, I, D, L };
+Cls class_of(DType t) {
+  if (t == DType::kFloat64) return Cls::D;
+  if (t == DType::kInt64) return Cls::L;
+  return is_floating(t) ? Cls::F : Cls::I;
+}
+
+void encode_scalar(Cls cls, const abi::ScalarValue& v, std::uint32_t (&out)[4]) {
+  if (cls == Cls::F) {
+    const float f = static_cast<float>(v.f);
+    std::memcpy(&out[2], &f, 4);
+  } else if (cls == Cls::I) {
+    out[2] = static_cast<std::uint32_t>(v.i);
+  } else if (cls == Cls::D) {
+    std::memcpy(out, &v.f, 8);
+  } else {
+    std::memcpy(out, &v.i, 8);
+  }
+}
+
+}  // namespace
+
+std::string elementwise_op_name(std::int32_t op) {
+  const OpInfo* o = find_op(op);
+  return o ? o->name : "op " + std::to_string(op);
+}
+
+void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
+  abi::ElementwiseParams p;
+  if (launch.params.size() != sizeof p) {
+    throw InvalidArgument("elementwise", "elementwise on " + ctx_.name +
+                                             ": the parameter block "
+                                             "has " +
+                                             std::to_string(launch.params.size()) +
+                                             " bytes, expected " + std::to_string(sizeof p) + ".");
+  }
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  const OpInfo* op = find_op(p.op);
+  const std::string where = (op ? std::string(op->name) : "elementwise") + " on " + ctx_.name;
+  auto bad = [&](const std::string& why) {
+    throw InvalidArgument(op ? op->name : "elementwise", where + ": " + why + ".");
+  };
+  if (!op) bad("unknown op code " + std::to_string(p.op));
+  if (p.num_inputs != op->arity)
+    bad("takes " + std::to_string(op->arity) + " inputs, got " + std::to_string(p.num_inputs));
+  if (p.ndim < 0 || p.ndim > abi::kMaxDims)
+    bad("ndim " + std::to_string(p.ndim) + " is outside [0, 8]");
+  if (launch.buffers.size() < std::size_t(1 + p.num_inputs))
+    bad("needs " + std::to_string(1 + p.num_inputs) + " buffers");
+  std::int64_t numel = 1;
+  for (int d = 0; d < p.ndim; ++d) numel *= p.sizes[d];
+  if (numel != p.numel || numel < 0)
+    bad("numel " + std::to_string(p.numel) + " does not match the sizes");
+  if (numel == 0) return;
+
+  auto dtype_ok = [](std::int32_t t) { return t >= 0 && t < kNumDTypes; };
+  if (!dtype_ok(p.out.dtype) || !dtype_ok(p.compute_dtype)) bad("dtype code out of range");
+  const DType odt = DType(p.out.dtype), cdt = DType(p.compute_dtype);
+  DType idt[3] = {cdt, cdt, cdt};
+  std::uint32_t scalar_mask = 0;
+  for (int k = 0; k < p.num_inputs; ++k) {
+    if (p.in[k].is_scalar)
+      scalar_mask |= 1u << k;
+    else if (!dtype_ok(p.in[k].dtype))
+      bad("input dtype code out of range");
+    else
+      idt[k] = DType(p.in[k].dtype);
+  }
+  const DType cls_dt = p.op == abi::kOp_copy ? idt[0] : cdt;
+  const Cls cls = class_of(cls_dt);
+  bool f64 = false, i64 = false, f16 = false;
+  for (DType t : {cls_dt, odt, idt[0], idt[1], idt[2]}) {
+    f64 |= t == DType::kFloat64;
+    i64 |= t == DType::kInt64;
+    f16 |= t == DType::kFloat16;
+  }
+  auto refuse = [&](const char* cap, const std::string& why) {
+    throw Unsupported(op->name, ctx_.name, cap, where + ": " + why + "; refused.");
+  };
+  const auto& f = ctx_.features;
+  if (f64 && !f.fp64) refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
+  if (i64 && !f.int64) refuse("int64", "int64 needs shaderInt64, which this device lacks");
+  if (f16 && !f.fp16) refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
+  if (cls == Cls::D && transcendental(*op))
+    refuse("fp64_transcendentals", "float64 " + std::string(op->name) +
+                                       " has no exact Vulkan "
+                                       "path (GLSL offers no float64 transcendental functions) and "
+                                       "float32 would lose precision");
+  if ((cls == Cls::I || cls == Cls::L) && float_only(*op))
+    bad("needs a floating compute dtype, got " + std::string(dtype_name(cls_dt)));
+  if ((cls == Cls::F || cls == Cls::D) && integer_only(*op))
+    bad("needs an integer or bool compute dtype, got " + std::string(dtype_name(cls_dt)));
+  if (numel > INT32_MAX)
+    refuse("max_elements", std::to_string(numel) +
+                               " elements exceed the 2^31 - 1 the 32-bit "
+                               "index path supports");
+
+  // Every tensor operand must lie inside its buffer, and the buffer inside one binding.
+  const abi::ElementwiseOperand* ops[4] = {&p.out, &p.in[0], &p.in[1], &p.in[2]};
+  const DType dts[4] = {odt, idt[0], idt[1], idt[2]};
+  GpuParams g{};
+  bool flat = p.contiguous != 0, aligned4 = true;
+  for (int k = 0; k < 1 + p.num_inputs; ++k) {
+    if (k > 0 && p.in[k - 1].is_scalar) continue;
+    const abi::ElementwiseOperand& o = *ops[k];
+    const DeviceMemory& m = launch.buffers[std::size_t(k)].memory;
+    if (!m) bad("operand " + std::to_string(k) + " has no buffer");
+    std::int64_t last = o.offset;
+    for (int d = 0; d < p.ndim; ++d) {
+      if (o.strides[d] < 0) bad("negative stride");
+      last += (p.sizes[d] - 1) * o.strides[d];
+      if (p.sizes[d] > 1 && o.strides[d] != p.out.strides[d]) flat = false;
+    }
+    const std::uint64_t esize = dtype_size(dts[k]);
+    if (o.offset < 0 || std::uint64_t(last + 1) * esize > m.bytes)
+      bad("operand " + std::to_string(k) + " reaches element " + std::to_string(last) + " of a " +
+          std::to_string(m.bytes) + "-byte buffer");
+    if (m.bytes > f.max_storage_buffer_range)
+      refuse("maxStorageBufferRange", "a " + std::to_string(m.bytes) +
+                                          "-byte operand exceeds "
+                                          "maxStorageBufferRange (" +
+                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+    aligned4 &= o.offset % 4 == 0;
+    g.offsets[k] = std::uint32_t(o.offset);
+    for (int d = 0; d < p.ndim; ++d) g.strides[k][d] = std::uint32_t(o.strides[d]);
+  }
+  // The flat walk needs a dense output: strides, sorted, are the running size products.
+  if (flat) {
+    std::int64_t expect = 1;
+    std::vector<std::pair<std::int64_t, std::int64_t>> dims;
+    for (int d = 0; d < p.ndim; ++d)
+      if (p.sizes[d] > 1) dims.emplace_back(p.out.strides[d], p.sizes[d]);
+    std::sort(dims.begin(), dims.end());
+    for (auto [stride, size] : dims) {
+      flat &= stride == expect;
+      expect *= size;
+    }
+  }
+  const std::uint32_t path = flat ? (aligned4 ? 2 : 1) : 0;
+  const std::uint64_t items = path == 2 ? (std::uint64_t(numel) + 3) / 4 : std::uint64_t(numel);
+  const std::uint64_t max_groups = std::min<std::uint64_t>(f.max_workgroup_count_x, 65535);
+  const std::uint64_t groups =
+      std::min<std::uint64_t>((items + workgroup_size_ - 1) / workgroup_size_, max_groups);
+  g.head[0] = std::uint32_t(numel);
+  g.head[1] = std::uint32_t(p.ndim);
+  g.head[2] = std::uint32_t(items);
+  g.head[3] = std::uint32_t(groups * workgroup_size_);
+  for (int d = 0; d < p.ndim; ++d) g.sizes[d] = std::uint32_t(p.sizes[d]);
+  for (int k = 0; k < p.num_inputs; ++k)
+    if (p.in[k].is_scalar) encode_scalar(cls, p.in[k].scalar, g.scalars[k]);
+  for (int k = 0; k < 3; ++k) encode_scalar(cls, p.attrs[k], g.attrs[k]);
+
+  const std::uint32_t spec[] = {workgroup_size_,
+                                std::uint32_t(p.op),
+                                std::uint32_t(cdt),
+                                std::uint32_t(odt),
+                                std::uint32_t(idt[0]),
+                                std::uint32_t(idt[1]),
+                                std::uint32_t(idt[2]),
+                                scalar_mask,
+                                std::uint32_t(p.num_inputs),
+                                path};
+  const std::string module = std::string("elementwise") + (f64 ? "_f64" : "") + (i64 ? "_i64" : "");
+  VkPipeline pipeline = pipelines_->get(module, spec);
+
+  VkCommandBuffer cb = submit_->begin_command(sizeof g, 0);
+  HostSlice ps = submit_->params(sizeof g);
+  std::memcpy(ps.ptr, &g, sizeof g);
+  VkDescriptorSet set = submit_->allocate_set();
+  VkDescriptorBufferInfo infos[Pipelines::kBindings];
+  infos[0] = {ps.buffer, ps.offset, sizeof g};
+  BufferRange reads[3];
+  std::size_t nreads = 0;
+  BufferRange write{};
+  for (int k = 0; k < 4; ++k) {
+    const bool tensor = k == 0 || (k <= p.num_inputs && !p.in[k - 1].is_scalar);
+    if (!tensor) {
+      infos[1 + k] = {dummy_->buffer, 0, VK_WHOLE_SIZE};
+      continue;
+    }
+    const Allocation& a = *allocation_of(launch.buffers[std::size_t(k)].memory);
+    infos[1 + k] = {a.buffer(), a.offset,
+                    std::min<std::uint64_t>(a.size, f.max_storage_buffer_range)};
+    const BufferRange r{a.block, a.offset, a.size};
+    if (k == 0)
+      write = r;
+    else
+      reads[nreads++] = r;
+  }
+  infos[5] = {fault_->buffer, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet writes[Pipelines::kBindings];
+  for (std::uint32_t b = 0; b < Pipelines::kBindings; ++b) {
+    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[b].dstSet = set;
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType =
+        b == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &infos[b];
+  }
+  fn_.vkUpdateDescriptorSets(ctx_.device, Pipelines::kBindings, writes, 0, nullptr);
+  submit_->access(reads, nreads, &write, 1);
+  fn_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  fn_.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set,
+                              0, nullptr);
+  fn_.vkCmdDispatch(cb, std::uint32_t(groups), 1, 1);
+}
+
+}  // namespace nbx::vulkan

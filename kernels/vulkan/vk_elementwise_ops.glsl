@@ -1,0 +1,238 @@
+// The elementwise op table: one switch per compute class over the op code (a
+// specialization constant, so the driver keeps a single case). Semantics follow the host
+// reference (backends/host/host_elementwise.cpp), which follows PyTorch.
+
+float attrF(int k) { return uintBitsToFloat(P.attrs[k].z); }
+int attrI(int k) { return int(P.attrs[k].z); }
+
+void nbx_fault_div_by_zero(uint pos) {
+  if (atomicCompSwap(fault_rec.w[0], 0u, uint(kFaultIntegerDivisionByZero)) == 0u) {
+    fault_rec.w[1] = uint(OP);
+    fault_rec.w[2] = 0u;  // index: the divisor, 0
+    fault_rec.w[3] = 0u;
+    fault_rec.w[4] = 0u;  // bound: none
+    fault_rec.w[5] = 0u;
+    fault_rec.w[6] = pos;
+    fault_rec.w[7] = 0u;
+  }
+}
+
+// Generic helpers, overloaded for float and double.
+#define NBX_FLOAT_HELPERS(T)                                                              \
+  T nbx_copysign_inf(T x) { return (x < T(0) || (x == T(0) && sign_bit(x))) ? T(-kInf) : T(kInf); } \
+  T maximum_nan(T a, T b) { return (isnan(a) || isnan(b)) ? T(kNaN) : max(a, b); }        \
+  T minimum_nan(T a, T b) { return (isnan(a) || isnan(b)) ? T(kNaN) : min(a, b); }        \
+  T nbx_div(T a, T b) {                                                                   \
+    if (b == T(0)) {                                                                      \
+      if (a == T(0) || isnan(a)) return T(kNaN);                                          \
+      return (sign_bit(a) != sign_bit(b)) ? T(-kInf) : T(kInf);                           \
+    }                                                                                     \
+    if (abs(b) > T(8.5070591730234616e37)) return (a * T(0.25)) / (b * T(0.25));          \
+    return a / b;                                                                         \
+  }                                                                                       \
+  T nbx_fmod(T a, T b) {                                                                  \
+    if (isnan(a) || isnan(b) || isinf(a) || b == T(0)) return T(kNaN);                    \
+    if (isinf(b) || abs(a) < abs(b)) return a;                                            \
+    precise T r = a;                                                                      \
+    for (int it = 0; it < 40 && abs(r) >= abs(b); ++it) {                                 \
+      T q = trunc(r / b);                                                                 \
+      if (q == T(0)) q = (sign_bit(r) == sign_bit(b)) ? T(1) : T(-1);                     \
+      r = fma(-q, b, r);                                                                  \
+    }                                                                                     \
+    if (r != T(0) && sign_bit(r) != sign_bit(a)) r += sign_bit(a) ? -abs(b) : abs(b);     \
+    return r == T(0) ? (sign_bit(a) ? -T(0) : T(0)) : r;                                  \
+  }                                                                                       \
+  T floor_divide_f(T a, T b) {                                                            \
+    if (b == T(0)) return nbx_div(a, b);                                                  \
+    T m = nbx_fmod(a, b);                                                                 \
+    T d = (a - m) / b;                                                                    \
+    if (m != T(0) && (b < T(0)) != (m < T(0))) d -= T(1);                                 \
+    if (d == T(0)) return (sign_bit(a) != sign_bit(b)) ? -T(0) : T(0);                    \
+    T fl = floor(d);                                                                      \
+    if (d - fl > T(0.5)) fl += T(1);                                                      \
+    return fl;                                                                            \
+  }                                                                                       \
+  T remainder_f(T a, T b) {                                                               \
+    T m = nbx_fmod(a, b);                                                                 \
+    if (m != T(0) && (b < T(0)) != (m < T(0))) m += b;                                    \
+    return m;                                                                             \
+  }
+
+bool sign_bit(float x) { return (floatBitsToUint(x) >> 31) != 0u; }
+NBX_FLOAT_HELPERS(float)
+#if NBX_F64
+bool sign_bit(double x) { return (unpackDouble2x32(x).y >> 31) != 0u; }
+NBX_FLOAT_HELPERS(double)
+#endif
+
+// Cases shared by float32 and float64 (T) with attribute reader A.
+#define NBX_FLOAT_COMMON_CASES(T, A)                                                      \
+  case OP_copy: return a;                                                                 \
+  case OP_neg: return -a;                                                                 \
+  case OP_abs: return abs(a);                                                             \
+  case OP_sqrt: return a < T(0) ? T(kNaN) : sqrt(a);                                      \
+  case OP_rsqrt:                                                                          \
+    if (a == T(0)) return nbx_copysign_inf(a);                                            \
+    if (isinf(a) && a > T(0)) return T(0);                                                \
+    return (a < T(0) || isnan(a)) ? T(kNaN) : T(1) / sqrt(a);                             \
+  case OP_reciprocal: return nbx_div(T(1), a);                                            \
+  case OP_relu: return isnan(a) ? a : (a > T(0) ? a : T(0));                              \
+  case OP_leaky_relu: return a > T(0) ? a : a * A(0);                                     \
+  case OP_hardsigmoid: return isnan(a) ? a : min(max(a + T(3), T(0)), T(6)) / T(6);       \
+  case OP_hardswish: return isnan(a) ? a : a * min(max(a + T(3), T(0)), T(6)) / T(6);     \
+  case OP_floor: return floor(a);                                                         \
+  case OP_ceil: return ceil(a);                                                           \
+  case OP_round: return roundEven(a);                                                     \
+  case OP_trunc: return trunc(a);                                                         \
+  case OP_isnan: return isnan(a) ? T(1) : T(0);                                           \
+  case OP_isinf: return isinf(a) ? T(1) : T(0);                                           \
+  case OP_isfinite: return (isnan(a) || isinf(a)) ? T(0) : T(1);                          \
+  case OP_nan_to_num:                                                                     \
+    if (isnan(a)) return A(0);                                                            \
+    if (isinf(a)) return a > T(0) ? A(1) : A(2);                                          \
+    return a;                                                                             \
+  case OP_logical_not: return a == T(0) ? T(1) : T(0);                                    \
+  case OP_add: return a + A(0) * b;                                                       \
+  case OP_sub: return a - A(0) * b;                                                       \
+  case OP_mul: return a * b;                                                              \
+  case OP_div: return nbx_div(a, b);                                                      \
+  case OP_floor_divide: return floor_divide_f(a, b);                                      \
+  case OP_remainder: return remainder_f(a, b);                                            \
+  case OP_maximum: return maximum_nan(a, b);                                              \
+  case OP_minimum: return minimum_nan(a, b);                                              \
+  case OP_logical_and: return (a != T(0) && b != T(0)) ? T(1) : T(0);                     \
+  case OP_logical_or: return (a != T(0) || b != T(0)) ? T(1) : T(0);                      \
+  case OP_logical_xor: return ((a != T(0)) != (b != T(0))) ? T(1) : T(0);                 \
+  case OP_eq: return a == b ? T(1) : T(0);                                                \
+  case OP_ne: return !(a == b) ? T(1) : T(0);                                             \
+  case OP_lt: return a < b ? T(1) : T(0);                                                 \
+  case OP_le: return a <= b ? T(1) : T(0);                                                \
+  case OP_gt: return a > b ? T(1) : T(0);                                                 \
+  case OP_ge: return a >= b ? T(1) : T(0);                                                \
+  case OP_where: return a != T(0) ? b : c;                                                \
+  case OP_clamp: return minimum_nan(maximum_nan(a, b), c);                                \
+  case OP_lerp: return abs(c) < T(0.5) ? a + c * (b - a) : b - (b - a) * (T(1) - c);      \
+  case OP_addcmul: return a + A(0) * b * c;                                               \
+  case OP_addcdiv: return a + nbx_div(A(0) * b, c);
+
+float nbx_sigmoid(float a) { return 1.0 / (1.0 + nbx_exp(-a)); }
+float nbx_softplus(float a, float beta, float threshold) {
+  return a * beta > threshold ? a : nbx_log1p(nbx_exp(a * beta)) / beta;
+}
+
+float opF(float a, float b, float c, uint pos) {
+  switch (OP) {
+    NBX_FLOAT_COMMON_CASES(float, attrF)
+    case OP_exp: return nbx_exp(a);
+    case OP_exp2: return nbx_exp2(a);
+    case OP_log: return nbx_log(a);
+    case OP_log2: return nbx_log2(a);
+    case OP_sin: return nbx_sin(a);
+    case OP_cos: return nbx_cos(a);
+    case OP_tan: return nbx_tan(a);
+    case OP_tanh: return nbx_tanh(a);
+    case OP_sigmoid: return nbx_sigmoid(a);
+    case OP_erf: return nbx_erf(a);
+    case OP_silu: return a * nbx_sigmoid(a);
+    case OP_gelu_erf: return 0.5 * a * (1.0 + nbx_erf(a * 0.70710678118654752));
+    case OP_gelu_tanh:
+      return 0.5 * a * (1.0 + nbx_tanh(0.79788456080286536 * (a + 0.044715 * a * a * a)));
+    case OP_mish: return a * nbx_tanh(nbx_softplus(a, 1.0, 20.0));
+    case OP_softplus: return nbx_softplus(a, attrF(0), attrF(1));
+    case OP_elu: return a > 0.0 ? a : attrF(0) * nbx_expm1(a);
+    case OP_selu:
+      return 1.0507009873554805 * (a > 0.0 ? a : 1.6732632423543772 * nbx_expm1(a));
+    case OP_celu: return a > 0.0 ? a : attrF(0) * nbx_expm1(a / attrF(0));
+    case OP_pow: return nbx_pow(a, b);
+    case OP_atan2: return nbx_atan2(a, b);
+    default: return kNaN;
+  }
+}
+
+#if NBX_F64
+double attrD(int k) { return packDouble2x32(P.attrs[k].xy); }
+// float64 covers the exactly-rounded operations; transcendental float64 ops are refused by
+// the backend by name (GLSL has no float64 exp/log/sin), so they never reach this switch.
+double opD(double a, double b, double c, uint pos) {
+  switch (OP) {
+    NBX_FLOAT_COMMON_CASES(double, attrD)
+    default: return double(kNaN);
+  }
+}
+#endif
+
+// Integer cases (T = int or int64_t, BITS its width).
+#define NBX_INT_CASES(T, BITS, A)                                                          \
+  case OP_copy: return a;                                                                  \
+  case OP_neg: return -a;                                                                  \
+  case OP_abs: return a < T(0) ? -a : a;                                                   \
+  case OP_relu: return a > T(0) ? a : T(0);                                                \
+  case OP_floor: case OP_ceil: case OP_round: case OP_trunc: case OP_nan_to_num: return a; \
+  case OP_isnan: case OP_isinf: return T(0);                                               \
+  case OP_isfinite: return T(1);                                                           \
+  case OP_logical_not: return a == T(0) ? T(1) : T(0);                                     \
+  case OP_bitwise_not: return CDT == DT_BOOL ? (a == T(0) ? T(1) : T(0)) : ~a;             \
+  case OP_add: return a + A(0) * b;                                                        \
+  case OP_sub: return a - A(0) * b;                                                        \
+  case OP_mul: return a * b;                                                               \
+  case OP_floor_divide: {                                                                  \
+    if (b == T(0)) { nbx_fault_div_by_zero(pos); return T(0); }                            \
+    if (b == T(-1)) return -a;                                                             \
+    T q = a / b;                                                                           \
+    if (q * b != a && ((a < T(0)) != (b < T(0)))) q -= T(1);                               \
+    return q;                                                                              \
+  }                                                                                        \
+  case OP_remainder: {                                                                     \
+    if (b == T(0)) { nbx_fault_div_by_zero(pos); return T(0); }                            \
+    if (b == T(-1)) return T(0);                                                           \
+    T r = a - (a / b) * b;                                                                 \
+    if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;                                   \
+    return r;                                                                              \
+  }                                                                                        \
+  case OP_pow: {                                                                           \
+    if (b < T(0)) return a == T(1) ? T(1) : (a == T(-1) ? ((b & T(1)) != T(0) ? T(-1) : T(1)) : T(0)); \
+    T r = T(1), base = a, e = b;                                                           \
+    for (int it = 0; it < BITS && e != T(0); ++it) {                                       \
+      if ((e & T(1)) != T(0)) r *= base;                                                   \
+      base *= base;                                                                        \
+      e >>= 1;                                                                             \
+    }                                                                                      \
+    return r;                                                                              \
+  }                                                                                        \
+  case OP_maximum: return max(a, b);                                                       \
+  case OP_minimum: return min(a, b);                                                       \
+  case OP_bitwise_and: return a & b;                                                       \
+  case OP_bitwise_or: return a | b;                                                        \
+  case OP_bitwise_xor: return a ^ b;                                                       \
+  case OP_bitwise_left_shift: return (b < T(0) || b >= T(BITS)) ? T(0) : (a << b);         \
+  case OP_bitwise_right_shift:                                                             \
+    return (b < T(0) || b >= T(BITS)) ? (a < T(0) ? T(-1) : T(0)) : (a >> b);              \
+  case OP_logical_and: return (a != T(0) && b != T(0)) ? T(1) : T(0);                      \
+  case OP_logical_or: return (a != T(0) || b != T(0)) ? T(1) : T(0);                       \
+  case OP_logical_xor: return ((a != T(0)) != (b != T(0))) ? T(1) : T(0);                  \
+  case OP_eq: return a == b ? T(1) : T(0);                                                 \
+  case OP_ne: return a != b ? T(1) : T(0);                                                 \
+  case OP_lt: return a < b ? T(1) : T(0);                                                  \
+  case OP_le: return a <= b ? T(1) : T(0);                                                 \
+  case OP_gt: return a > b ? T(1) : T(0);                                                  \
+  case OP_ge: return a >= b ? T(1) : T(0);                                                 \
+  case OP_where: return a != T(0) ? b : c;                                                 \
+  case OP_clamp: return min(max(a, b), c);                                                 \
+  case OP_addcmul: return a + A(0) * b * c;
+
+int opI(int a, int b, int c, uint pos) {
+  switch (OP) {
+    NBX_INT_CASES(int, 32, attrI)
+    default: return 0;
+  }
+}
+
+#if NBX_I64
+int64_t attrL(int k) { return int64_t(pack64(P.attrs[k].xy)); }
+int64_t opL(int64_t a, int64_t b, int64_t c, uint pos) {
+  switch (OP) {
+    NBX_INT_CASES(int64_t, 64, attrL)
+    default: return 0l;
+  }
+}
+#endif

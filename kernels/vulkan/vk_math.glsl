@@ -1,0 +1,203 @@
+// Float32 transcendental functions for the Vulkan kernels.
+//
+// Why not the GLSL built-ins: Vulkan only bounds exp/exp2 to 3 + 2|x| ULP, sin/cos to an
+// absolute 2^-11 on [-pi, pi], atan to 4096 ULP, and leaves log/pow of negatives and
+// division by zero loose; drivers differ (llvmpipe vs NVIDIA). The conformance tolerance
+// for float32 is rtol 1.3e-6, so these are written out with range reduction and short
+// polynomials that hold it on every driver. `precise` keeps drivers from re-associating
+// the Cody-Waite reductions, whose exactness depends on evaluation order.
+
+#define kNaN uintBitsToFloat(0x7fc00000u)
+#define kInf uintBitsToFloat(0x7f800000u)
+
+// exp(r) for |r| <= 0.35: Taylor to degree 7 (truncation error < 6e-9).
+float nbx_exp_poly(float r) {
+  return 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 +
+         r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
+}
+
+// 2^n * p without forming 2^n first (2^128 is not a float; the product may be).
+float nbx_scale(float p, int n) {
+  int h = n / 2;
+  return ldexp(ldexp(p, h), n - h);
+}
+
+float nbx_exp(float x) {
+  if (isnan(x)) return x;
+  if (x > 88.7228394) return kInf;
+  if (x < -103.972084) return 0.0;
+  precise float n = roundEven(x * 1.44269504088896341);
+  // ln2 split so that n * kLn2Hi is exact for |n| < 2^9.
+  precise float r = (x - n * 0.693145751953125) - n * 1.428606765330187045e-06;
+  return nbx_scale(nbx_exp_poly(r), int(n));
+}
+
+float nbx_exp2(float x) {
+  if (isnan(x)) return x;
+  if (x >= 128.0) return kInf;
+  if (x < -150.0) return 0.0;
+  float n = roundEven(x);
+  precise float r = (x - n) * 0.693147180559945309;
+  return nbx_scale(nbx_exp_poly(r), int(n));
+}
+
+float nbx_expm1(float x) {
+  // Below |x| < 0.35 the polynomial minus its leading 1 keeps the relative precision.
+  if (abs(x) < 0.35) {
+    return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 +
+           x * (1.0 / 720.0 + x * (1.0 / 5040.0)))))));
+  }
+  return nbx_exp(x) - 1.0;
+}
+
+float nbx_log(float x) {
+  if (isnan(x) || x < 0.0) return kNaN;
+  if (x == 0.0) return -kInf;
+  if (isinf(x)) return x;
+  return log(x);
+}
+
+float nbx_log2(float x) {
+  if (isnan(x) || x < 0.0) return kNaN;
+  if (x == 0.0) return -kInf;
+  if (isinf(x)) return x;
+  return log2(x);
+}
+
+float nbx_log1p(float x) {
+  if (x == -1.0) return -kInf;
+  if (x < -1.0 || isnan(x)) return kNaN;
+  // log1p(x) = log(u) * x / (u - 1) with u = 1 + x recovers the bits lost forming u.
+  float u = 1.0 + x;
+  if (u == 1.0) return x;
+  if (isinf(u)) return u;
+  return log(u) * (x / (u - 1.0));
+}
+
+// sin and cos of r, |r| <= pi/4 (Taylor, error < 2e-9).
+float nbx_sin_poly(float r) {
+  float z = r * r;
+  return r + r * z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5040.0 + z * (1.0 / 362880.0))));
+}
+float nbx_cos_poly(float r) {
+  float z = r * r;
+  return 1.0 + z * (-0.5 + z * (1.0 / 24.0 + z * (-1.0 / 720.0 + z * (1.0 / 40320.0 +
+         z * (-1.0 / 3628800.0)))));
+}
+
+// x = q * pi/2 + r with a three-part Cody-Waite split of pi/2 (exact products for |q| < 2^15;
+// beyond that the reduction keeps only a few digits, as any float32 reduction without
+// Payne-Hanek does).
+float nbx_reduce_half_pi(float x, out int q) {
+  precise float k = roundEven(x * 0.636619772367581343);
+  precise float r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.549789948768648e-8;
+  q = int(k);
+  return r;
+}
+
+float nbx_sin(float x) {
+  if (isnan(x) || isinf(x)) return kNaN;
+  int q;
+  float r = nbx_reduce_half_pi(x, q);
+  float v = (q & 1) == 0 ? nbx_sin_poly(r) : nbx_cos_poly(r);
+  return (q & 2) == 0 ? v : -v;
+}
+
+float nbx_cos(float x) {
+  if (isnan(x) || isinf(x)) return kNaN;
+  int q;
+  float r = nbx_reduce_half_pi(x, q);
+  float v = (q & 1) == 0 ? nbx_cos_poly(r) : -nbx_sin_poly(r);
+  return (q & 2) == 0 ? v : -v;
+}
+
+float nbx_tan(float x) {
+  if (isnan(x) || isinf(x)) return kNaN;
+  int q;
+  float r = nbx_reduce_half_pi(x, q);
+  float s = nbx_sin_poly(r), c = nbx_cos_poly(r);
+  return (q & 1) == 0 ? s / c : -c / s;
+}
+
+float nbx_tanh(float x) {
+  if (isnan(x)) return x;
+  float a = abs(x);
+  if (a > 9.1) return sign(x);
+  // Small |x| through expm1 keeps the relative precision that 1 - 2/(e^2x + 1) loses.
+  float e = nbx_expm1(2.0 * a);
+  return sign(x) * (e / (e + 2.0));
+}
+
+// atan of a in [0, inf) (Cephes atanf reduction; about 2 ULP).
+float nbx_atan_pos(float a) {
+  float base = 0.0;
+  if (a > 2.414213562373095) {
+    base = 1.5707963267948966;
+    a = -1.0 / a;
+  } else if (a > 0.4142135623730950) {
+    base = 0.7853981633974483;
+    a = (a - 1.0) / (a + 1.0);
+  }
+  float z = a * a;
+  float p = (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z -
+             3.33329491539e-1) * z * a + a;
+  return base + p;
+}
+
+float nbx_atan2(float y, float x) {
+  if (isnan(x) || isnan(y)) return kNaN;
+  const float pi = 3.14159265358979323846;
+  bool neg_x = x < 0.0 || (x == 0.0 && floatBitsToUint(x) != 0u);  // -0 counts as negative
+  if (y == 0.0) {
+    float base = neg_x ? pi : 0.0;
+    return floatBitsToUint(y) == 0u ? base : -base;
+  }
+  if (isinf(x) && isinf(y)) {
+    float v = x > 0.0 ? 0.25 * pi : 0.75 * pi;
+    return y > 0.0 ? v : -v;
+  }
+  if (x == 0.0 || isinf(y)) return y > 0.0 ? 0.5 * pi : -0.5 * pi;
+  if (isinf(x)) return (x > 0.0 ? 0.0 : pi) * sign(y);
+  float a = nbx_atan_pos(abs(y / x));
+  if (x < 0.0) a = pi - a;
+  return y < 0.0 ? -a : a;
+}
+
+// erf via Numerical Recipes' erfc (fractional error < 1.2e-7 everywhere).
+float nbx_erf(float x) {
+  if (isnan(x)) return x;
+  float z = abs(x);
+  if (z > 10.0) return sign(x);
+  float t = 1.0 / (1.0 + 0.5 * z);
+  float e = t * nbx_exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 +
+            t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 +
+            t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+  // Near zero erf(x) ~ 2x/sqrt(pi): the series keeps relative precision where 1 - erfc cannot.
+  if (z < 0.05) return x * (1.1283791670955126 - 0.3761263890318375 * x * x);
+  return x >= 0.0 ? 1.0 - e : e - 1.0;
+}
+
+// pow with C99/PyTorch special cases; |a|^b = 2^(b log2|a|).
+float nbx_pow(float a, float b) {
+  if (b == 0.0 || a == 1.0) return 1.0;
+  if (isnan(a) || isnan(b)) return kNaN;
+  bool b_int = trunc(b) == b;
+  bool b_odd = b_int && abs(b) < 16777216.0 && (int(abs(b)) & 1) == 1;
+  if (a == 0.0) {
+    if (b < 0.0) return b_odd ? (floatBitsToUint(a) != 0u ? -kInf : kInf) : kInf;
+    return b_odd ? a : 0.0;
+  }
+  if (isinf(b)) {
+    float m = abs(a);
+    if (m == 1.0) return 1.0;
+    return (m > 1.0) == (b > 0.0) ? kInf : 0.0;
+  }
+  if (isinf(a)) {
+    if (a > 0.0) return b > 0.0 ? kInf : 0.0;
+    float m = b > 0.0 ? kInf : 0.0;
+    return b_odd ? -m : m;
+  }
+  if (a < 0.0 && !b_int) return kNaN;
+  float m = nbx_exp2(b * log2(abs(a)));
+  return (a < 0.0 && b_odd) ? -m : m;
+}
