@@ -59,6 +59,43 @@ struct ElementwiseParams {
   ElementwiseOperand in[kMaxElementwiseInputs];
 };
 
+enum ReduceOp : std::int32_t {
+#define NBX_REDUCE_OP(name, code) kReduce_##name = code,
+#include "core/reduce_op_list.inc"
+#undef NBX_REDUCE_OP
+};
+
+// Kernel "reduce": every output element reduces one "row" of the input. The wrapper splits
+// the input's dims into kept dims (the output's shape, `out_sizes`) and reduced dims
+// (`red_sizes`); the input is read through strides for both, so no permuted copy is made.
+// Buffers: [0] out, [1] input, [2] indices (int64; only for max/min_with_index).
+// For argmax/argmin, out itself is int64. `accumulate_dtype` is what the GPU sums in
+// (float32 for half types, int64 for integer sums, the input dtype otherwise);
+// `row_tile` is the number of threads/lanes cooperating on one row, already clamped to the
+// device's reduce.tile_max.
+struct ReduceParams {
+  std::int32_t op;  // ReduceOp
+  std::int32_t accumulate_dtype;
+  std::int32_t in_dtype;
+  std::int32_t out_dtype;
+  std::int32_t out_ndim;
+  std::int32_t red_ndim;
+  std::int32_t row_tile;
+  std::int32_t reserved;
+  std::int64_t rows;     // numel of the output
+  std::int64_t row_len;  // elements reduced into each output
+  std::int64_t out_sizes[kMaxDims];
+  std::int64_t red_sizes[kMaxDims];
+  std::int64_t in_offset;
+  std::int64_t in_kept_strides[kMaxDims];  // input strides along the kept dims
+  std::int64_t in_red_strides[kMaxDims];   // input strides along the reduced dims
+  std::int64_t out_offset;
+  std::int64_t out_strides[kMaxDims];
+  std::int64_t index_offset;
+  std::int64_t index_strides[kMaxDims];
+  double attr;  // var/std: correction; norm: p
+};
+
 // The device-side fault channel: one record per device. A kernel that finds bad input
 // (an out-of-range index, an integer division by zero) writes the first fault here,
 // touches no memory out of range, and carries on; synchronize() turns it into DeviceFault.

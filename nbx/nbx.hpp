@@ -5,4 +5,5 @@
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/ops/elementwise.hpp"
+#include "core/ops/reduce.hpp"
 #include "core/tensor.hpp"

@@ -24,6 +24,9 @@ class HostBackend final : public Backend {
 // Throws DeviceFault for an integer division by zero (the host reports faults at once).
 void run_elementwise(const abi::ElementwiseParams& params, std::span<const KernelBuffer> buffers);
 
+// The host "reduce" kernel (abi::ReduceParams).
+void run_reduce(const abi::ReduceParams& params, std::span<const KernelBuffer> buffers);
+
 // The memory cap from NBX_HOST_MEMORY_LIMIT ("512M", "2G", "1048576"); 0 when unset.
 // Throws InvalidArgument for a malformed value.
 std::uint64_t host_memory_limit_from_env();

@@ -79,17 +79,28 @@ class HostDevice final : public BackendDevice {
   }
   void synchronize_impl() override {}  // every launch has finished when it returns
   void launch_impl(const KernelLaunch& launch) override {
-    if (launch.params.size() != sizeof(abi::ElementwiseParams))
-      throw InvalidArgument("elementwise", "elementwise: the parameter block has " +
-                                               std::to_string(launch.params.size()) +
-                                               " bytes; the host kernel expects " +
-                                               std::to_string(sizeof(abi::ElementwiseParams)) +
-                                               ".");
-    abi::ElementwiseParams p;
-    std::memcpy(&p, launch.params.data(), sizeof p);
-    run_elementwise(p, launch.buffers);
+    if (launch.kernel == "elementwise") {
+      run_elementwise(params_as<abi::ElementwiseParams>(launch), launch.buffers);
+    } else {
+      run_reduce(params_as<abi::ReduceParams>(launch), launch.buffers);
+    }
   }
-  bool has_kernel_impl(std::string_view kernel) const override { return kernel == "elementwise"; }
+  bool has_kernel_impl(std::string_view kernel) const override {
+    return kernel == "elementwise" || kernel == "reduce";
+  }
+
+  template <class Params>
+  static Params params_as(const KernelLaunch& launch) {
+    if (launch.params.size() != sizeof(Params))
+      throw InvalidArgument(std::string(launch.kernel), std::string(launch.kernel) +
+                                                            ": the parameter block has " +
+                                                            std::to_string(launch.params.size()) +
+                                                            " bytes; the host kernel expects " +
+                                                            std::to_string(sizeof(Params)) + ".");
+    Params p;
+    std::memcpy(&p, launch.params.data(), sizeof p);
+    return p;
+  }
 
   mutable std::mutex mutex_;
   std::uint64_t limit_;

@@ -8,127 +8,13 @@
 #include <string>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_values.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "core/half.hpp"
 
 namespace nbx::host {
 namespace {
-
-// One element as loaded: floats as double, integers and bool as int64.
-struct Value {
-  bool is_float;
-  double f;
-  std::int64_t i;
-};
-
-Value from_double(double v) {
-  return {true, v, 0};
-}
-Value from_int(std::int64_t v) {
-  return {false, 0, v};
-}
-double as_f(const Value& v) {
-  return v.is_float ? v.f : static_cast<double>(v.i);
-}
-std::int64_t as_i(const Value& v) {
-  return v.is_float ? static_cast<std::int64_t>(v.f) : v.i;
-}
-bool truthy(const Value& v) {
-  return v.is_float ? v.f != 0 : v.i != 0;
-}
-
-Value load(const std::byte* base, DType t, std::int64_t index) {
-  const std::byte* p = base + index * static_cast<std::int64_t>(dtype_size(t));
-  auto get = [p](auto tag) {
-    decltype(tag) x;
-    std::memcpy(&x, p, sizeof x);
-    return x;
-  };
-  switch (t) {
-    case DType::kBool:
-      return from_int(get(std::uint8_t{}) != 0);
-    case DType::kInt8:
-      return from_int(get(std::int8_t{}));
-    case DType::kUInt8:
-      return from_int(get(std::uint8_t{}));
-    case DType::kInt16:
-      return from_int(get(std::int16_t{}));
-    case DType::kInt32:
-      return from_int(get(std::int32_t{}));
-    case DType::kInt64:
-      return from_int(get(std::int64_t{}));
-    case DType::kFloat16:
-      return from_double(half_bits_to_double(get(std::uint16_t{})));
-    case DType::kBFloat16:
-      return from_double(bf16_bits_to_double(get(std::uint16_t{})));
-    case DType::kFloat32:
-      return from_double(get(float{}));
-    case DType::kFloat64:
-      return from_double(get(double{}));
-  }
-  throw Internal("elementwise: unknown dtype in a load.");
-}
-
-// float → integer: truncate toward zero, NaN → 0, saturate out of range (nbx's definition;
-// PyTorch leaves it undefined).
-template <class I>
-I saturating_cast(double v) {
-  if (std::isnan(v)) return 0;
-  const double t = std::trunc(v);
-  if (t <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (t >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(t);
-}
-
-void store(std::byte* base, DType t, std::int64_t index, const Value& v) {
-  std::byte* p = base + index * static_cast<std::int64_t>(dtype_size(t));
-  auto put = [p](auto x) { std::memcpy(p, &x, sizeof x); };
-  if (t == DType::kBool) return put(static_cast<std::uint8_t>(truthy(v)));
-  if (is_floating(t)) {
-    // int64 → float goes through long double (64-bit mantissa): one rounding, not two.
-    const long double x =
-        v.is_float ? static_cast<long double>(v.f) : static_cast<long double>(v.i);
-    switch (t) {
-      case DType::kFloat16:
-        return put(double_to_half_bits(static_cast<double>(x)));
-      case DType::kBFloat16:
-        return put(double_to_bf16_bits(static_cast<double>(x)));
-      case DType::kFloat32:
-        return put(static_cast<float>(x));
-      default:
-        return put(static_cast<double>(x));
-    }
-  }
-  if (v.is_float) {
-    switch (t) {
-      case DType::kInt8:
-        return put(saturating_cast<std::int8_t>(v.f));
-      case DType::kUInt8:
-        return put(saturating_cast<std::uint8_t>(v.f));
-      case DType::kInt16:
-        return put(saturating_cast<std::int16_t>(v.f));
-      case DType::kInt32:
-        return put(saturating_cast<std::int32_t>(v.f));
-      default:
-        return put(saturating_cast<std::int64_t>(v.f));
-    }
-  }
-  // Integer narrowing wraps: keep the low bits.
-  const auto u = static_cast<std::uint64_t>(v.i);
-  switch (t) {
-    case DType::kInt8:
-      return put(static_cast<std::int8_t>(static_cast<std::uint8_t>(u)));
-    case DType::kUInt8:
-      return put(static_cast<std::uint8_t>(u));
-    case DType::kInt16:
-      return put(static_cast<std::int16_t>(static_cast<std::uint16_t>(u)));
-    case DType::kInt32:
-      return put(static_cast<std::int32_t>(static_cast<std::uint32_t>(u)));
-    default:
-      return put(v.i);
-  }
-}
 
 // Wrapping int64 arithmetic (signed overflow is undefined in C++; two's complement is meant).
 std::int64_t wrap_add(std::int64_t a, std::int64_t b) {

@@ -9,6 +9,7 @@
 
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/elementwise_rules.hpp"
+#include "core/ops/reduce.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -72,13 +73,12 @@ Scalar as_scalar(const TensorOrScalar& o) {
   return o.is_tensor() ? o.tensor().item() : o.scalar();
 }
 
-// Largest |value| among integer operands, read on the host. Integer division on a device
-// without fp64 is rare; until the reduction family lands, the check copies the operand.
+// Largest |value| of an integer operand, measured on its device through float32: rounding
+// is monotonic, so anything at or above 2^24 still reads as such. One reduction and one
+// scalar read per integer division on a device without fp64 (a rare op).
 double max_abs_integer(const Tensor& t) {
-  const Tensor h = t.to(DType::kInt64).to(host_device());
-  double m = 0;
-  for (std::int64_t v : h.to_host<std::int64_t>()) m = std::max(m, std::fabs(double(v)));
-  return m;
+  if (t.numel() == 0) return 0;
+  return amax(abs(t.to(DType::kFloat32))).item().to_double();
 }
 
 // Integer true division widens through float64 where the device has it; otherwise through

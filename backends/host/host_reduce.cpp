@@ -1,0 +1,211 @@
+// The reference semantics of every reduction (PyTorch's), computed in float64 / int64.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backends/host/host_backend.hpp"
+#include "backends/host/host_values.hpp"
+#include "core/errors.hpp"
+
+namespace nbx::host {
+namespace {
+
+// Visits positions of an n-d index space in row-major order, carrying one strided offset.
+class Odometer {
+ public:
+  Odometer(int ndim, const std::int64_t* sizes, const std::int64_t* strides, std::int64_t base)
+      : ndim_(ndim), sizes_(sizes), strides_(strides), offset_(base) {}
+  std::int64_t offset() const { return offset_; }
+  void next() {
+    for (int d = ndim_ - 1; d >= 0; --d) {
+      offset_ += strides_[d];
+      if (++idx_[d] < sizes_[d]) return;
+      offset_ -= strides_[d] * sizes_[d];
+      idx_[d] = 0;
+    }
+  }
+
+ private:
+  int ndim_;
+  const std::int64_t* sizes_;
+  const std::int64_t* strides_;
+  std::int64_t offset_;
+  std::int64_t idx_[abi::kMaxDims] = {};
+};
+
+struct Row {
+  std::vector<Value> values;  // the row's elements in reduced-dims row-major order
+};
+
+bool is_nan(const Value& v) {
+  return v.is_float && std::isnan(v.f);
+}
+
+// Index of the winning element: the first NaN if any, else the first extreme.
+std::int64_t arg_extreme(const Row& row, bool want_max) {
+  std::int64_t best = 0;
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(row.values.size()); ++i) {
+    const Value& v = row.values[static_cast<std::size_t>(i)];
+    const Value& b = row.values[static_cast<std::size_t>(best)];
+    if (is_nan(b)) break;
+    if (is_nan(v)) return i;
+    const bool better =
+        v.is_float ? (want_max ? v.f > b.f : v.f < b.f) : (want_max ? v.i > b.i : v.i < b.i);
+    if (better) best = i;
+  }
+  return best;
+}
+
+double float_norm(const Row& row, double p) {
+  double acc = 0;
+  if (std::isinf(p)) {
+    acc = p > 0 ? 0.0 : INFINITY;
+    for (const Value& v : row.values) {
+      const double a = std::fabs(as_f(v));
+      if (std::isnan(a)) return NAN;
+      acc = p > 0 ? std::max(acc, a) : std::min(acc, a);
+    }
+    return acc;
+  }
+  for (const Value& v : row.values) {
+    const double a = std::fabs(as_f(v));
+    if (p == 0)
+      acc += a != 0;
+    else if (p == 1)
+      acc += a;
+    else if (p == 2)
+      acc += a * a;
+    else
+      acc += std::pow(a, p);
+  }
+  if (p == 0 || p == 1) return acc;
+  if (p == 2) return std::sqrt(acc);
+  return std::pow(acc, 1.0 / p);
+}
+
+double variance(const Row& row, double correction) {
+  const double n = static_cast<double>(row.values.size());
+  double mean = 0;
+  for (const Value& v : row.values) mean += as_f(v);
+  mean /= n;
+  double m2 = 0;
+  for (const Value& v : row.values) m2 += (as_f(v) - mean) * (as_f(v) - mean);
+  return m2 / std::max(0.0, n - correction);
+}
+
+double log_sum_exp(const Row& row) {
+  double m = -INFINITY;
+  for (const Value& v : row.values) {
+    if (std::isnan(as_f(v))) return NAN;
+    m = std::max(m, as_f(v));
+  }
+  // PyTorch shifts by the maximum unless it is infinite.
+  const double shift = std::isinf(m) ? 0.0 : m;
+  double s = 0;
+  for (const Value& v : row.values) s += std::exp(as_f(v) - shift);
+  return std::log(s) + shift;
+}
+
+// The reduced value of one row. `index` receives the winner's position for arg/with_index ops.
+Value reduce_row(const abi::ReduceParams& p, const Row& row, std::int64_t& index) {
+  const bool fl = is_floating(static_cast<DType>(p.accumulate_dtype));
+  const auto n = static_cast<std::int64_t>(row.values.size());
+  switch (p.op) {
+    case abi::kReduce_sum:
+    case abi::kReduce_mean: {
+      double f = 0;
+      std::uint64_t i = 0;  // wraps like int64 two's complement
+      for (const Value& v : row.values)
+        fl ? void(f += as_f(v)) : void(i += static_cast<std::uint64_t>(as_i(v)));
+      if (p.op == abi::kReduce_mean) return from_double(f / static_cast<double>(n));
+      return fl ? from_double(f) : from_int(static_cast<std::int64_t>(i));
+    }
+    case abi::kReduce_prod: {
+      double f = 1;
+      std::uint64_t i = 1;
+      for (const Value& v : row.values)
+        fl ? void(f *= as_f(v)) : void(i *= static_cast<std::uint64_t>(as_i(v)));
+      return fl ? from_double(f) : from_int(static_cast<std::int64_t>(i));
+    }
+    case abi::kReduce_amax:
+    case abi::kReduce_max_with_index:
+    case abi::kReduce_argmax:
+      index = arg_extreme(row, true);
+      return p.op == abi::kReduce_argmax ? from_int(index)
+                                         : row.values[static_cast<std::size_t>(index)];
+    case abi::kReduce_amin:
+    case abi::kReduce_min_with_index:
+    case abi::kReduce_argmin:
+      index = arg_extreme(row, false);
+      return p.op == abi::kReduce_argmin ? from_int(index)
+                                         : row.values[static_cast<std::size_t>(index)];
+    case abi::kReduce_var:
+      return from_double(variance(row, p.attr));
+    case abi::kReduce_std:
+      return from_double(std::sqrt(variance(row, p.attr)));
+    case abi::kReduce_norm:
+      return from_double(float_norm(row, p.attr));
+    case abi::kReduce_logsumexp:
+      return from_double(log_sum_exp(row));
+    case abi::kReduce_any: {
+      bool r = false;
+      for (const Value& v : row.values) r = r || truthy(v);
+      return from_int(r);
+    }
+    case abi::kReduce_all: {
+      bool r = true;
+      for (const Value& v : row.values) r = r && truthy(v);
+      return from_int(r);
+    }
+    case abi::kReduce_count_nonzero: {
+      std::int64_t c = 0;
+      for (const Value& v : row.values) c += truthy(v);
+      return from_int(c);
+    }
+    default:
+      break;
+  }
+  throw Internal("reduce: the host has no implementation of reduce op " + std::to_string(p.op) +
+                 ".");
+}
+
+bool writes_index_buffer(std::int32_t op) {
+  return op == abi::kReduce_max_with_index || op == abi::kReduce_min_with_index;
+}
+
+}  // namespace
+
+void run_reduce(const abi::ReduceParams& p, std::span<const KernelBuffer> buffers) {
+  const std::size_t want = writes_index_buffer(p.op) ? 3 : 2;
+  if (buffers.size() != want || p.out_ndim < 0 || p.out_ndim > abi::kMaxDims || p.red_ndim < 0 ||
+      p.red_ndim > abi::kMaxDims)
+    throw InvalidArgument("reduce", "reduce: malformed launch (" + std::to_string(buffers.size()) +
+                                        " buffers, " + std::to_string(p.out_ndim) + " kept and " +
+                                        std::to_string(p.red_ndim) + " reduced dims).");
+  auto* out = static_cast<std::byte*>(buffers[0].memory.handle);
+  const auto* in = static_cast<const std::byte*>(buffers[1].memory.handle);
+  auto* idx = want == 3 ? static_cast<std::byte*>(buffers[2].memory.handle) : nullptr;
+  const auto in_dtype = static_cast<DType>(p.in_dtype);
+  const auto out_dtype = static_cast<DType>(p.out_dtype);
+
+  Odometer out_pos(p.out_ndim, p.out_sizes, p.out_strides, p.out_offset);
+  Odometer in_row(p.out_ndim, p.out_sizes, p.in_kept_strides, p.in_offset);
+  Odometer idx_pos(p.out_ndim, p.out_sizes, p.index_strides, p.index_offset);
+  Row row;
+  row.values.resize(static_cast<std::size_t>(p.row_len));
+  for (std::int64_t r = 0; r < p.rows; ++r) {
+    Odometer elem(p.red_ndim, p.red_sizes, p.in_red_strides, in_row.offset());
+    for (std::int64_t k = 0; k < p.row_len; ++k, elem.next())
+      row.values[static_cast<std::size_t>(k)] = load(in, in_dtype, elem.offset());
+    std::int64_t index = 0;
+    store(out, out_dtype, out_pos.offset(), reduce_row(p, row, index));
+    if (idx) store(idx, DType::kInt64, idx_pos.offset(), from_int(index));
+    out_pos.next();
+    in_row.next();
+    idx_pos.next();
+  }
+}
+
+}  // namespace nbx::host
