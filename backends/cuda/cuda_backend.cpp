@@ -22,7 +22,7 @@ class CudaBackend final : public Backend {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-      cudaGetLastError();
+      (void)cudaGetLastError();
       // `nbx devices` prints "cuda: no device (<this>)".
       listing.unavailable_reason = describe(e != cudaSuccess ? e : cudaErrorNoDevice);
       return listing;
@@ -35,7 +35,7 @@ class CudaBackend final : public Backend {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
-      cudaGetLastError();
+      (void)cudaGetLastError();
       throw Unavailable(
           "cuda", describe(e),
           "cuda:" + std::to_string(index) + " cannot be opened: no device (" + describe(e) + ").");

@@ -33,7 +33,7 @@ CudaDevice::CudaDevice(int index, DeviceProperties properties)
   check(cudaHostGetDevicePointer(&fault_device, fault, 0), "cudaHostGetDevicePointer", name_);
   fault_device_ = static_cast<abi::FaultRecord*>(fault_device);
 
-  options_.warp_size = this->properties().subgroup_size.value_or(32);
+  options_.warp_size = *this->properties().subgroup_size;  // always set by query_properties
   options_.multiprocessors = this->properties().compute_units;
   gpu::apply_environment(options_);
 }
@@ -41,13 +41,13 @@ CudaDevice::CudaDevice(int index, DeviceProperties properties)
 CudaDevice::~CudaDevice() {
   // Errors are ignored here: a destructor must not throw, and a lost device fails them all.
   make_current();
-  cudaStreamSynchronize(stream_);
+  (void)cudaStreamSynchronize(stream_);
   for (int s = 0; s < kStagingSlots; ++s) {
-    cudaEventDestroy(staging_free_[s]);
-    cudaFreeHost(staging_[s]);
+    (void)cudaEventDestroy(staging_free_[s]);
+    (void)cudaFreeHost(staging_[s]);
   }
-  cudaFreeHost(fault_host_);
-  cudaStreamDestroy(stream_);
+  (void)cudaFreeHost(fault_host_);
+  (void)cudaStreamDestroy(stream_);
 }
 
 void CudaDevice::make_current() const {

@@ -51,9 +51,9 @@ void throw_error(cudaError_t e, const std::string& call, const std::string& devi
                  std::size_t requested) {
   const std::string text = call + " on " + device + " failed (" + describe(e) + ").";
   if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // allocation failures are not sticky; clear the record
+    (void)cudaGetLastError();  // allocation failures are not sticky; clear the record
     std::size_t free_bytes = 0, total = 0;
-    cudaMemGetInfo(&free_bytes, &total);
+    (void)cudaMemGetInfo(&free_bytes, &total);
     throw OutOfMemory(device, requested, free_bytes, 0, total - free_bytes,
                       call + " on " + device + ": out of memory; " + std::to_string(requested) +
                           " bytes requested, " + std::to_string(free_bytes) + " of " +

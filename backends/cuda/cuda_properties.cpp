@@ -28,8 +28,8 @@ DeviceProperties query_properties(int index) {
   p.vendor = "nvidia";
   p.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
   int driver = 0, runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
   p.driver = "CUDA driver " + version_text(driver) + ", runtime " + version_text(runtime);
   p.pci_vendor_id = 0x10de;
   p.compute_capability_major = prop.major;

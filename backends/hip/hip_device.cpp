@@ -1,0 +1,191 @@
+// HipDevice: memory, copies, the stream, synchronisation with the fault channel, launches.
+#include "backends/hip/hip_device.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "backends/hip/hip_errors.hpp"
+#include "core/errors.hpp"
+
+namespace nbx::hip {
+
+HipDevice::HipDevice(int index, DeviceProperties properties)
+    : BackendDevice(DeviceId{"hip", index}, std::move(properties)), index_(index) {
+  name_ = display_name();
+  make_current();
+  // A blocking stream (not hipStreamNonBlocking): it orders with the null stream, so
+  // tools that time with events on stream 0 bracket this stream's work.
+  check(hipStreamCreate(&stream_), "hipStreamCreate", name_);
+  for (int s = 0; s < kStagingSlots; ++s) {
+    check(hipHostMalloc(&staging_[s], kStagingBytes, hipHostMallocDefault),
+          "hipHostMalloc(staging)", name_);
+    check(hipEventCreateWithFlags(&staging_free_[s], hipEventDisableTiming), "hipEventCreate",
+          name_);
+  }
+  // Mapped pinned memory: kernels write a fault straight into host memory, and
+  // synchronize() reads it without a copy.
+  void* fault = nullptr;
+  check(hipHostMalloc(&fault, sizeof(abi::FaultRecord), hipHostMallocMapped),
+        "hipHostAlloc(fault record)", name_);
+  fault_host_ = static_cast<abi::FaultRecord*>(fault);
+  std::memset(fault_host_, 0, sizeof(abi::FaultRecord));
+  void* fault_device = nullptr;
+  check(hipHostGetDevicePointer(&fault_device, fault, 0), "hipHostGetDevicePointer", name_);
+  fault_device_ = static_cast<abi::FaultRecord*>(fault_device);
+
+  options_.warp_size = *this->properties().subgroup_size;  // always set by query_properties
+  options_.multiprocessors = this->properties().compute_units;
+  gpu::apply_environment(options_);
+}
+
+HipDevice::~HipDevice() {
+  // Errors are ignored here: a destructor must not throw, and a lost device fails them all.
+  make_current();
+  (void)hipStreamSynchronize(stream_);
+  for (int s = 0; s < kStagingSlots; ++s) {
+    (void)hipEventDestroy(staging_free_[s]);
+    (void)hipHostFree(staging_[s]);
+  }
+  (void)hipHostFree(fault_host_);
+  (void)hipStreamDestroy(stream_);
+}
+
+void HipDevice::make_current() const {
+  int current = -1;
+  if (hipGetDevice(&current) != hipSuccess || current != index_)
+    check(hipSetDevice(index_), "hipSetDevice", name_);
+}
+
+DeviceMemory HipDevice::allocate_impl(std::size_t bytes) {
+  make_current();
+  void* p = nullptr;
+  const hipError_t e = hipMalloc(&p, bytes);
+  if (e != hipSuccess)
+    throw_error(e, "hipMalloc(" + std::to_string(bytes) + " bytes)", name_, bytes);
+  allocated_ += bytes;
+  return {p, bytes};
+}
+
+void HipDevice::free_impl(DeviceMemory memory) {
+  make_current();
+  check(hipFree(memory.handle), "hipFree", name_);
+  allocated_ -= memory.bytes;
+}
+
+MemoryInfo HipDevice::memory_info_impl() const {
+  make_current();
+  std::size_t free_bytes = 0, total = 0;
+  check(hipMemGetInfo(&free_bytes, &total), "hipMemGetInfo", name_);
+  return {free_bytes, total};
+}
+
+// Host → device through the staging slots in turn: the caller's bytes are copied into
+// pinned memory before this returns (so the caller may reuse them at once), while the DMA
+// of one slot overlaps the memcpy into the other.
+void HipDevice::copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, const void* src,
+                                    std::size_t bytes) {
+  make_current();
+  auto* out = static_cast<char*>(dst.handle) + dst_offset;
+  const auto* in = static_cast<const char*>(src);
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t n = std::min(kStagingBytes, bytes - done);
+    const int s = next_slot_;
+    next_slot_ = (next_slot_ + 1) % kStagingSlots;
+    check(hipEventSynchronize(staging_free_[s]), "hipEventSynchronize(staging)", name_);
+    std::memcpy(staging_[s], in + done, n);
+    check(hipMemcpyAsync(out + done, staging_[s], n, hipMemcpyHostToDevice, stream_),
+          "hipMemcpyAsync(host to device)", name_);
+    check(hipEventRecord(staging_free_[s], stream_), "hipEventRecord", name_);
+    done += n;
+  }
+}
+
+// Device → host: chunk k is copied out of its slot while chunk k + 1 is in flight.
+void HipDevice::copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_offset,
+                                  std::size_t bytes) {
+  make_current();
+  const auto* in = static_cast<const char*>(src.handle) + src_offset;
+  auto* out = static_cast<char*>(dst);
+  std::size_t pending_at = 0, pending_n = 0;
+  int pending_slot = -1;
+  auto drain = [&] {
+    if (pending_slot < 0) return;
+    check(hipEventSynchronize(staging_free_[pending_slot]), "hipEventSynchronize", name_);
+    std::memcpy(out + pending_at, staging_[pending_slot], pending_n);
+    pending_slot = -1;
+  };
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t n = std::min(kStagingBytes, bytes - done);
+    const int s = next_slot_;
+    next_slot_ = (next_slot_ + 1) % kStagingSlots;
+    check(hipEventSynchronize(staging_free_[s]), "hipEventSynchronize(staging)", name_);
+    check(hipMemcpyAsync(staging_[s], in + done, n, hipMemcpyDeviceToHost, stream_),
+          "hipMemcpyAsync(device to host)", name_);
+    check(hipEventRecord(staging_free_[s], stream_), "hipEventRecord", name_);
+    drain();
+    pending_slot = s, pending_at = done, pending_n = n;
+    done += n;
+  }
+  drain();
+  raise_recorded_fault();
+}
+
+void HipDevice::copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
+                                    std::size_t src_offset, std::size_t bytes) {
+  make_current();
+  // hipMemcpyDefault: with unified addressing this also copies from a peer device.
+  check(hipMemcpyAsync(static_cast<char*>(dst.handle) + dst_offset,
+                       static_cast<const char*>(src.handle) + src_offset, bytes, hipMemcpyDefault,
+                       stream_),
+        "hipMemcpyAsync(device to device)", name_);
+}
+
+void HipDevice::synchronize_impl() {
+  make_current();
+  check(hipStreamSynchronize(stream_), "hipStreamSynchronize", name_);
+  raise_recorded_fault();
+}
+
+void HipDevice::raise_recorded_fault() {
+  // The stream has drained, so the record is final; volatile keeps the read from being
+  // hoisted above the synchronisation.
+  const volatile abi::FaultRecord* f = fault_host_;
+  if (f->code == abi::kFaultNone) return;
+  const abi::FaultRecord r{f->code, f->op, f->index, f->bound, f->position};
+  std::memset(fault_host_, 0, sizeof(abi::FaultRecord));
+  const std::string op = gpu::elementwise_op_name(r.op);
+  if (r.code == abi::kFaultIntegerDivisionByZero)
+    throw DeviceFault(op, id().str(), r.index, r.bound, r.position,
+                      op + " on " + name_ + ": integer division by zero at position " +
+                          std::to_string(r.position) + " (dividend " + std::to_string(r.index) +
+                          ").");
+  throw DeviceFault(op, id().str(), r.index, r.bound, r.position,
+                    op + " on " + name_ + ": index " + std::to_string(r.index) +
+                        " is out of range [0, " + std::to_string(r.bound) + ") at position " +
+                        std::to_string(r.position) + ".");
+}
+
+bool HipDevice::has_kernel_impl(std::string_view kernel) const {
+  return kernel == "elementwise";
+}
+
+void HipDevice::launch_impl(const KernelLaunch& launch) {
+  if (launch.params.size() != sizeof(abi::ElementwiseParams))
+    throw InvalidArgument("elementwise", "elementwise on " + name_ + ": the parameter block has " +
+                                             std::to_string(launch.params.size()) +
+                                             " bytes; the kernel expects " +
+                                             std::to_string(sizeof(abi::ElementwiseParams)) + ".");
+  abi::ElementwiseParams p;
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  gpu::BoundBuffer buffers[1 + abi::kMaxElementwiseInputs];
+  const int n = static_cast<int>(std::min<std::size_t>(launch.buffers.size(), 4));
+  for (int k = 0; k < n; ++k)
+    buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
+  make_current();
+  const gpu::ElementwiseLaunchResult r = gpu::launch_elementwise(
+      p, buffers, static_cast<int>(launch.buffers.size()), fault_device_, options_, stream_);
+  if (r.error != 0) throw_error(static_cast<hipError_t>(r.error), r.call, name_);
+}
+
+}  // namespace nbx::hip

@@ -1,0 +1,61 @@
+// The HIP device: one stream per device, memory through hipMalloc, host copies through a
+// pair of pinned staging buffers, and a fault record in mapped pinned memory that kernels
+// write and synchronize() reads. Internal to the HIP backend module.
+#pragma once
+
+#include <memory>
+
+#include <hip/hip_runtime_api.h>
+
+#include "core/backend.hpp"
+#include "core/kernel_abi.hpp"
+#include "kernels/gpu/elementwise_launch.hpp"
+
+namespace nbx::hip {
+
+// Runtime facts of device `index` (hipGetDeviceProperties and attributes).
+// Throws the translated HIP error when the runtime cannot answer.
+DeviceProperties query_properties(int index);
+
+class HipDevice final : public BackendDevice {
+ public:
+  // Opens device `index`: makes it current, creates the stream, events, staging buffers
+  // and the fault record. Throws Unavailable / Internal on HIP failures.
+  HipDevice(int index, DeviceProperties properties);
+  ~HipDevice() override;
+
+ private:
+  DeviceMemory allocate_impl(std::size_t bytes) override;
+  void free_impl(DeviceMemory memory) override;
+  MemoryInfo memory_info_impl() const override;
+  void copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, const void* src,
+                           std::size_t bytes) override;
+  void copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_offset,
+                         std::size_t bytes) override;
+  void copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
+                           std::size_t src_offset, std::size_t bytes) override;
+  void synchronize_impl() override;
+  void launch_impl(const KernelLaunch& launch) override;
+  bool has_kernel_impl(std::string_view kernel) const override;
+
+  // Makes this device current for the calling thread (cheap when it already is).
+  void make_current() const;
+  // Throws DeviceFault when a kernel recorded one since the last call, and clears it.
+  void raise_recorded_fault();
+
+  static constexpr int kStagingSlots = 2;
+  static constexpr std::size_t kStagingBytes = std::size_t(8) << 20;  // per slot
+
+  int index_;
+  std::string name_;  // display_name(), kept for messages
+  hipStream_t stream_ = nullptr;
+  void* staging_[kStagingSlots] = {};
+  hipEvent_t staging_free_[kStagingSlots] = {};
+  int next_slot_ = 0;
+  abi::FaultRecord* fault_host_ = nullptr;    // mapped pinned memory
+  abi::FaultRecord* fault_device_ = nullptr;  // the same bytes, as kernels address them
+  gpu::ElementwiseOptions options_;
+  std::uint64_t allocated_ = 0;
+};
+
+}  // namespace nbx::hip
