@@ -578,10 +578,10 @@ DeviceFileCheckReport check_device_file_dir(const std::string& dir) {
     for (const auto& p : yml_files(dir)) {
       fs::path rel = fs::relative(p, dir);
       try {
+        DeviceFile f = load_device_file(p.string());  // content errors first: more useful
         if (std::distance(rel.begin(), rel.end()) != 2)
           throw InvalidArgument("device file",
                                 p.string() + ":1: device files live at <vendor>/<arch>.yml.");
-        DeviceFile f = load_device_file(p.string());
         check_layout(f, rel.begin()->string(), p.stem().string());
         report.checked.push_back(f.path);
         set.files.push_back(std::move(f));
