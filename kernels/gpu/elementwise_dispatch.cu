@@ -12,9 +12,6 @@
 namespace nbx::gpu {
 namespace {
 
-// The default per-block shared memory every CUDA and HIP device grants without opt-in.
-constexpr std::size_t kSharedMemoryWithoutOptIn = 48 * 1024;
-
 // All fast entries, gathered once; a linear scan of ~70 entries costs well under 100 ns.
 struct FastIndex {
   std::vector<const FastEntry*> all;
@@ -45,56 +42,6 @@ const FastEntry* find_fast(const abi::ElementwiseParams& p) {
   return nullptr;
 }
 
-bool aligned(const void* address, std::int64_t bytes) {
-  return reinterpret_cast<std::uintptr_t>(address) % std::uintptr_t(bytes) == 0;
-}
-
-// Fills the path and the 2-D view of `L`; kNone when no fast path applies.
-ElementwisePath choose_path(const abi::ElementwiseParams& p, const ElementwisePlan& plan,
-                            const FastEntry& e, const ElementwiseOptions& options, FastLaunch& L) {
-  const int out_bytes = dtype_bytes(p.out.dtype);
-  auto access_bytes = [&](int k) {
-    return std::int64_t(e.vec) * (k == 0 ? out_bytes : e.in_bytes);
-  };
-  auto address = [&](int k) -> const void* { return k == 0 ? L.ptr.out : L.ptr.in[k - 1]; };
-  bool flat = plan.ndim <= 1;
-  for (int k = 0; flat && k < plan.operands; ++k)
-    if (plan.tensor[k] && plan.ndim == 1 && plan.strides[k][0] != 1) flat = false;
-  if (flat) {
-    for (int k = 0; k < plan.operands; ++k)
-      if (plan.tensor[k] && !aligned(address(k), access_bytes(k))) return ElementwisePath::kNone;
-    return ElementwisePath::kContiguous;
-  }
-  if (plan.ndim > 2) return ElementwisePath::kNone;
-  // A 1-D view with a broadcast operand is one row of a 2-D view.
-  const bool one_d = plan.ndim == 1;
-  L.rows = one_d ? 1 : plan.sizes[0];
-  L.cols = one_d ? plan.sizes[0] : plan.sizes[1];
-  auto s0 = [&](int k) { return one_d ? std::int64_t(0) : plan.strides[k][0]; };
-  auto s1 = [&](int k) { return one_d ? plan.strides[k][0] : plan.strides[k][1]; };
-  if (s1(0) != 1) return ElementwisePath::kNone;
-  L.out_stride0 = s0(0);
-  bool rows_ok = L.cols % e.vec == 0 && (L.out_stride0 * out_bytes) % access_bytes(0) == 0 &&
-                 aligned(address(0), access_bytes(0));
-  bool transposed = false;
-  for (int k = 1; k < plan.operands; ++k) {
-    L.in_stride0[k - 1] = plan.tensor[k] ? s0(k) : 0;
-    L.in_stride1[k - 1] = plan.tensor[k] ? s1(k) : 0;
-    if (!plan.tensor[k]) continue;
-    if (s1(k) > 1) rows_ok = false;
-    if (s1(k) == 1 &&
-        ((s0(k) * e.in_bytes) % access_bytes(k) != 0 || !aligned(address(k), access_bytes(k))))
-      rows_ok = false;
-    if (s0(k) == 1 && s1(k) > 1) transposed = true;
-  }
-  if (rows_ok) return ElementwisePath::kRows;
-  if (!transposed) return ElementwisePath::kNone;
-  L.tile = options.tile > 0 ? options.tile : options.warp_size;
-  const std::size_t smem = std::size_t(p.num_inputs) * L.tile * (L.tile + 1) * e.in_bytes;
-  if (smem > kSharedMemoryWithoutOptIn) return ElementwisePath::kNone;
-  return ElementwisePath::kTiled;
-}
-
 }  // namespace
 
 ElementwiseLaunchResult launch_elementwise(const abi::ElementwiseParams& p,
@@ -114,12 +61,13 @@ ElementwiseLaunchResult launch_elementwise(const abi::ElementwiseParams& p,
       L.ptr.out = operand_address(p, buffers, 0);
       for (int k = 0; k < p.num_inputs; ++k)
         L.ptr.in[k] = p.in[k].is_scalar ? nullptr : operand_address(p, buffers, 1 + k);
-      const ElementwisePlan plan = collapse_dimensions(p);
-      L.path = choose_path(p, plan, *e, options, L);
-      if (L.path != ElementwisePath::kNone) {
+      const void* addresses[1 + abi::kMaxElementwiseInputs] = {L.ptr.out, L.ptr.in[0], L.ptr.in[1],
+                                                               L.ptr.in[2]};
+      L.view = choose_path(p, collapse_dimensions(p), e->vec, e->in_bytes, addresses, options);
+      if (L.view.path != ElementwisePath::kNone) {
         result.error = int(e->launch(L));
         result.call = "elementwise fast-path launch";
-        result.path = L.path;
+        result.path = L.view.path;
         return result;
       }
     }

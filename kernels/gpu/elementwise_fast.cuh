@@ -7,6 +7,7 @@
 
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_launch.hpp"
+#include "kernels/gpu/elementwise_plan.hpp"
 
 namespace nbx::gpu {
 
@@ -14,12 +15,7 @@ namespace nbx::gpu {
 struct FastLaunch {
   const abi::ElementwiseParams* params;
   GenericPointers ptr;  // offsets already applied
-  ElementwisePath path;
-  // Rows and tiled paths: the collapsed [rows, cols] view.
-  i64 rows, cols, out_stride0;
-  i64 in_stride0[abi::kMaxElementwiseInputs];
-  i64 in_stride1[abi::kMaxElementwiseInputs];
-  int tile;
+  PathChoice view;      // the path and, for rows/tiled, the collapsed [rows, cols] view
   Stream stream;
 };
 
@@ -46,17 +42,18 @@ Error launch_fast(const FastLaunch& L) {
     a.is_scalar[j] = used ? p.in[j].is_scalar : 1;
     a.scalar[j] =
         used && p.in[j].is_scalar ? scalar_operand<C>(p.in[j].scalar, p.compute_dtype) : C(0);
-    a.in_stride0[j] = L.in_stride0[j];
-    a.in_stride1[j] = L.in_stride1[j];
+    a.in_stride0[j] = L.view.in_stride0[j];
+    a.in_stride1[j] = L.view.in_stride1[j];
   }
   a.ctx = make_op_context<C>(p);
   a.fault = L.ptr.fault;
   a.numel = p.numel;
-  a.rows = L.rows;
-  a.cols = L.cols;
-  a.out_stride0 = L.out_stride0;
+  const PathChoice& v = L.view;
+  a.rows = v.rows;
+  a.cols = v.cols;
+  a.out_stride0 = v.out_stride0;
   constexpr int kVec = kVecOf<TIn, TOut>;
-  switch (L.path) {
+  switch (v.path) {
     case ElementwisePath::kContiguous: {
       const i64 per_block = i64(kElementwiseBlock) * kVec * kContiguousUnroll;
       const unsigned blocks = unsigned((p.numel + per_block - 1) / per_block);
@@ -64,16 +61,16 @@ Error launch_fast(const FastLaunch& L) {
       break;
     }
     case ElementwisePath::kRows: {
-      const i64 pieces = L.rows * (L.cols / kVec);
+      const i64 pieces = v.rows * (v.cols / kVec);
       const unsigned blocks = unsigned((pieces + kElementwiseBlock - 1) / kElementwiseBlock);
       rows_kernel<Op, TIn, TOut, C, Arity><<<blocks, kElementwiseBlock, 0, L.stream>>>(a);
       break;
     }
     case ElementwisePath::kTiled: {
-      const i64 tiles = ((L.rows + L.tile - 1) / L.tile) * ((L.cols + L.tile - 1) / L.tile);
-      const dim3 block(unsigned(L.tile), unsigned(kElementwiseBlock / L.tile));
-      const std::size_t smem = std::size_t(Arity) * L.tile * (L.tile + 1) * sizeof(TIn);
-      tiled_kernel<Op, TIn, TOut, C, Arity><<<unsigned(tiles), block, smem, L.stream>>>(a, L.tile);
+      const i64 tiles = ((v.rows + v.tile - 1) / v.tile) * ((v.cols + v.tile - 1) / v.tile);
+      const dim3 block(unsigned(v.tile), unsigned(kElementwiseBlock / v.tile));
+      const std::size_t smem = std::size_t(Arity) * v.tile * (v.tile + 1) * sizeof(TIn);
+      tiled_kernel<Op, TIn, TOut, C, Arity><<<unsigned(tiles), block, smem, L.stream>>>(a, v.tile);
       break;
     }
     default:

@@ -60,7 +60,68 @@ void check_operand(const abi::ElementwiseParams& p, const abi::ElementwiseOperan
            std::to_string(b.bytes) + " bytes");
 }
 
+// The per-block shared memory every CUDA and HIP device grants without opt-in.
+constexpr std::size_t kSharedMemoryWithoutOptIn = 48 * 1024;
+
+bool aligned(const void* address, std::int64_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(address) % std::uintptr_t(bytes) == 0;
+}
+
 }  // namespace
+
+PathChoice choose_path(const abi::ElementwiseParams& p, const ElementwisePlan& plan, int vec,
+                       int in_bytes, const void* const* addresses,
+                       const ElementwiseOptions& options) {
+  PathChoice L;
+  const int out_bytes = dtype_bytes(p.out.dtype);
+  auto access_bytes = [&](int k) { return std::int64_t(vec) * (k == 0 ? out_bytes : in_bytes); };
+  auto address = [&](int k) { return addresses[k]; };
+  auto none = [&] {
+    L.path = ElementwisePath::kNone;
+    return L;
+  };
+  bool flat = plan.ndim <= 1;
+  for (int k = 0; flat && k < plan.operands; ++k)
+    if (plan.tensor[k] && plan.ndim == 1 && plan.strides[k][0] != 1) flat = false;
+  if (flat) {
+    for (int k = 0; k < plan.operands; ++k)
+      if (plan.tensor[k] && !aligned(address(k), access_bytes(k))) return none();
+    L.path = ElementwisePath::kContiguous;
+    return L;
+  }
+  if (plan.ndim > 2) return none();
+  // A 1-D view with a broadcast operand is one row of a 2-D view.
+  const bool one_d = plan.ndim == 1;
+  L.rows = one_d ? 1 : plan.sizes[0];
+  L.cols = one_d ? plan.sizes[0] : plan.sizes[1];
+  auto s0 = [&](int k) { return one_d ? std::int64_t(0) : plan.strides[k][0]; };
+  auto s1 = [&](int k) { return one_d ? plan.strides[k][0] : plan.strides[k][1]; };
+  if (s1(0) != 1) return none();
+  L.out_stride0 = s0(0);
+  bool rows_ok = L.cols % vec == 0 && (L.out_stride0 * out_bytes) % access_bytes(0) == 0 &&
+                 aligned(address(0), access_bytes(0));
+  bool transposed = false;
+  for (int k = 1; k < plan.operands; ++k) {
+    L.in_stride0[k - 1] = plan.tensor[k] ? s0(k) : 0;
+    L.in_stride1[k - 1] = plan.tensor[k] ? s1(k) : 0;
+    if (!plan.tensor[k]) continue;
+    if (s1(k) > 1) rows_ok = false;
+    if (s1(k) == 1 &&
+        ((s0(k) * in_bytes) % access_bytes(k) != 0 || !aligned(address(k), access_bytes(k))))
+      rows_ok = false;
+    if (s0(k) == 1 && s1(k) > 1) transposed = true;
+  }
+  if (rows_ok) {
+    L.path = ElementwisePath::kRows;
+    return L;
+  }
+  if (!transposed) return none();
+  L.tile = options.tile > 0 ? options.tile : options.warp_size;
+  const std::size_t smem = std::size_t(p.num_inputs) * L.tile * (L.tile + 1) * in_bytes;
+  if (smem > kSharedMemoryWithoutOptIn) return none();
+  L.path = ElementwisePath::kTiled;
+  return L;
+}
 
 int dtype_bytes(int dtype) {
   static constexpr int kBytes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};

@@ -35,6 +35,25 @@ void validate_elementwise(const abi::ElementwiseParams& p, const BoundBuffer* bu
 // Drops size-1 dimensions and merges neighbours that every tensor operand walks as one.
 ElementwisePlan collapse_dimensions(const abi::ElementwiseParams& p);
 
+// A fast path and the view it runs over. Rows and tiled paths see the collapsed shape as
+// [rows, cols] (a 1-D shape is one row); the output runs along cols with stride 1.
+struct PathChoice {
+  ElementwisePath path = ElementwisePath::kNone;
+  std::int64_t rows = 0, cols = 0, out_stride0 = 0;
+  std::int64_t in_stride0[abi::kMaxElementwiseInputs] = {};
+  std::int64_t in_stride1[abi::kMaxElementwiseInputs] = {};
+  int tile = 0;  // tiled path: the tile edge
+};
+
+// The fastest template path for a launch whose fast kernels move `vec` elements per vector
+// access, with input elements of `in_bytes`; kNone when only the generic kernel applies
+// (more than 2 collapsed dims, misaligned vectors, an operand strided along the row that
+// is not a transpose, a tile too large for 48 KiB of shared memory). `addresses` holds
+// operand k's first element (k = 0: output), null for scalars.
+PathChoice choose_path(const abi::ElementwiseParams& p, const ElementwisePlan& plan, int vec,
+                       int in_bytes, const void* const* addresses,
+                       const ElementwiseOptions& options);
+
 // Address of operand `k` (0 = out) with the view's element offset applied.
 inline char* operand_address(const abi::ElementwiseParams& p, const BoundBuffer* buffers, int k) {
   const abi::ElementwiseOperand& o = k == 0 ? p.out : p.in[k - 1];
