@@ -44,12 +44,23 @@ std::optional<std::string> first_glob(const std::vector<std::string>& patterns,
   return std::nullopt;
 }
 
+// A backend that knows the three-way bf16 answer puts it first in extra["bf16"]
+// ("emulated (16-bit words, float32 arithmetic; …)"); DeviceProperties::bf16 then only
+// says the dtype is usable at all.
+std::optional<Bf16Support> runtime_bf16(const DeviceProperties& p) {
+  auto it = p.extra.find("bf16");
+  if (it == p.extra.end()) return std::nullopt;
+  return parse_bf16_support(it->second.substr(0, it->second.find(' ')));
+}
+
 // The runtime query behind each DeviceProperties field, per backend. A backend may name
 // its own in DeviceProperties::extra["source.<key>"].
 std::string runtime_source(std::string_view backend, const DeviceProperties& p,
                            std::string_view key) {
   if (auto it = p.extra.find("source." + std::string(key)); it != p.extra.end())
     return "runtime (" + it->second + ")";
+  if (key == "bf16" && runtime_bf16(p))
+    return "runtime (" + std::string(backend) + ": " + p.extra.at("bf16") + ")";
   struct Row {
     std::string_view backend, key, query;
   };
@@ -89,8 +100,10 @@ std::vector<std::pair<std::string, CapabilityValue>> runtime_values(const Capabi
   add_bool("fp16", p.fp16);
   add_bool("int64", p.int64);
   add_bool("int8", p.int8);
-  if (p.bf16) {
-    // A runtime only knows native or not; "not native" agrees with emulated and none.
+  if (auto three_way = runtime_bf16(p)) {
+    out.emplace_back("bf16", std::string(to_string(*three_way)));
+  } else if (p.bf16) {
+    // The bool alone means native or not; "not native" agrees with emulated and none.
     Bf16Support file = caps.bf16.value;
     if (*p.bf16)
       out.emplace_back("bf16", std::string("native"));

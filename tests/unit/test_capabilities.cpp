@@ -84,7 +84,7 @@ TEST_CASE("backend overrides: the H200 gives CUDA 227 KB of shared memory, Vulka
   CHECK(vk.shared_memory_per_block_optin.source.find(
             "(backends.vulkan.shared_memory.per_block_optin)") != std::string::npos);
   CHECK(cuda.matrix_unit.value == nbx::MatrixUnit::kWgmma);
-  CHECK(vk.matrix_unit.value == nbx::MatrixUnit::kCoopmat2);
+  CHECK(vk.matrix_unit.value == nbx::MatrixUnit::kCoopmat);
   CHECK(vk.fp64.source == cuda.fp64.source);  // not overridden: the same file line
 }
 
@@ -108,20 +108,73 @@ TEST_CASE("the runtime wins a disagreement, and the conflict is recorded") {
   CHECK(k.file_source.find("device_files/nvidia/sm_90.yml:") == 0);
 }
 
-TEST_CASE("the H200's Vulkan answers agree with the sm_90 file's Vulkan overrides") {
+// DeviceProperties as backends/cuda, backends/hip and backends/vulkan fill them (their
+// *_properties.cpp), with the values those runtimes give on the named devices.
+static nbx::DeviceProperties as_reported(std::string_view backend, std::string name, int subgroup,
+                                         std::int64_t smem, std::int64_t optin) {
   nbx::DeviceProperties p;
-  p.name = "NVIDIA H200";
-  p.pci_vendor_id = 0x10de;
-  p.vulkan_driver_id = 4;
+  p.name = std::move(name);
   p.fp64 = p.fp16 = p.int64 = p.int8 = true;
-  p.bf16 = false;  // the backend computes bf16 in f32 (glslc), as the file says
-  p.subgroup_size = 32;
+  p.subgroup_size = subgroup;
+  p.subgroup_sizes = {subgroup};
   p.max_threads_per_block = 1024;
-  p.shared_memory_per_block = 49152;
-  nbx::Capabilities c = resolve("vulkan", p);
-  CHECK(c.device_file == "device_files/nvidia/sm_90.yml");
-  for (const auto& k : c.conflicts)
-    FAIL_CHECK(k.key << ": " << k.file_value << " vs " << k.runtime_value);
+  p.shared_memory_per_block = smem;
+  p.shared_memory_per_block_optin = optin;
+  if (backend == "vulkan") {
+    p.bf16 = true;  // usable; the three-way answer is in extra
+    p.extra["bf16"] = "emulated (16-bit words, float32 arithmetic; glslc has no bf16 type)";
+  }
+  return p;
+}
+
+TEST_CASE("what our backends report agrees with the files (no conflicts)") {
+  nbx::DeviceProperties h200 = as_reported("cuda", "NVIDIA H200", 32, 49152, 232448);
+  h200.compute_capability_major = 9;
+  h200.bf16 = true;
+  h200.matrix_unit = "wgmma";
+  nbx::DeviceProperties h200_vk = as_reported("vulkan", "NVIDIA H200", 32, 49152, 49152);
+  h200_vk.pci_vendor_id = 0x10de;
+  h200_vk.vulkan_driver_id = 4;
+  h200_vk.matrix_unit = "coopmat";
+  nbx::DeviceProperties lp =
+      as_reported("vulkan", "llvmpipe (LLVM 15.0.6, 256 bits)", 8, 32768, 32768);
+  lp.pci_vendor_id = 0x10005;
+  lp.vulkan_driver_id = 13;
+  nbx::DeviceProperties mi210 = as_reported("hip", "AMD Instinct MI210", 64, 65536, 65536);
+  mi210.arch = "gfx90a:sramecc+:xnack-";
+  mi210.matrix_unit = "mfma";
+  nbx::DeviceProperties navi31 = as_reported("hip", "AMD Radeon RX 7900 XTX", 32, 65536, 65536);
+  navi31.arch = "gfx1100";
+  navi31.matrix_unit = "wmma";
+  struct Case {
+    const char* backend;
+    nbx::DeviceProperties props;
+    const char* file;
+  } cases[] = {{"cuda", h200, "nvidia/sm_90"},
+               {"vulkan", h200_vk, "nvidia/sm_90"},
+               {"vulkan", lp, "mesa/llvmpipe"},
+               {"hip", mi210, "amd/gfx90a"},
+               {"hip", navi31, "amd/gfx1100"}};
+  for (const auto& k : cases) {
+    INFO(k.backend << " " << k.props.name);
+    nbx::Capabilities c = resolve(k.backend, k.props);
+    CHECK(c.device_file == "device_files/" + std::string(k.file) + ".yml");
+    for (const auto& x : c.conflicts)
+      FAIL_CHECK(x.key << ": file " << x.file_value << ", runtime " << x.runtime_value);
+  }
+  nbx::Capabilities vk = resolve("vulkan", lp);
+  CHECK(vk.bf16.value == nbx::Bf16Support::kEmulated);
+}
+
+TEST_CASE("a three-way bf16 answer from the runtime is compared as such") {
+  nbx::DeviceProperties p = h200_cuda();
+  p.bf16 = true;
+  p.extra["bf16"] = "emulated (as if no bf16 instructions)";
+  nbx::Capabilities c = resolve("cuda", p);
+  CHECK(c.bf16.value == nbx::Bf16Support::kEmulated);
+  CHECK(c.bf16.source == "runtime (cuda: emulated (as if no bf16 instructions))");
+  REQUIRE(c.conflicts.size() == 1);
+  CHECK(c.conflicts[0].file_value == "native");
 }
 
 TEST_CASE("a runtime may name its own query in the provenance") {
