@@ -113,3 +113,5 @@ struct FaultRecord {
 };
 
 }  // namespace nbx::abi
+
+#include "core/kernel_abi_families.hpp"  // softmax, norm, scan, matmul, fill

@@ -5,5 +5,7 @@
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/ops/elementwise.hpp"
+#include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
+#include "core/ops/softmax.hpp"
 #include "core/tensor.hpp"

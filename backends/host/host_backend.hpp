@@ -27,6 +27,13 @@ void run_elementwise(const abi::ElementwiseParams& params, std::span<const Kerne
 // The host "reduce" kernel (abi::ReduceParams).
 void run_reduce(const abi::ReduceParams& params, std::span<const KernelBuffer> buffers);
 
+// The host kernels of op wave 1 (core/kernel_abi_families.hpp).
+void run_softmax(const abi::SoftmaxParams& params, std::span<const KernelBuffer> buffers);
+void run_norm(const abi::NormParams& params, std::span<const KernelBuffer> buffers);
+void run_scan(const abi::ScanParams& params, std::span<const KernelBuffer> buffers);
+void run_matmul(const abi::MatmulParams& params, std::span<const KernelBuffer> buffers);
+void run_fill(const abi::FillParams& params, std::span<const KernelBuffer> buffers);
+
 // The memory cap from NBX_HOST_MEMORY_LIMIT ("512M", "2G", "1048576"); 0 when unset.
 // Throws InvalidArgument for a malformed value.
 std::uint64_t host_memory_limit_from_env();

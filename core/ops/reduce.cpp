@@ -8,6 +8,7 @@
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/tiling.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -49,20 +50,6 @@ std::vector<bool> reduced_mask(const char* op, const Tensor& x, const DimList& d
     mask[static_cast<std::size_t>(w)] = true;
   }
   return mask;
-}
-
-int next_pow2(std::int64_t n) {
-  int p = 1;
-  while (p < n && p < (1 << 20)) p <<= 1;
-  return p;
-}
-
-// The number of lanes cooperating on a row: enough to cover it, at least one subgroup,
-// never above reduce.tile_max (a device-file row asking for more is clamped).
-int row_tile(const Capabilities& caps, std::int64_t row_len) {
-  const int subgroup = std::max(1, caps.subgroup_size.value);
-  const int tile_max = caps.reduce.tile_max.value > 0 ? caps.reduce.tile_max.value : 1024;
-  return std::clamp(next_pow2(row_len), std::min(subgroup, tile_max), tile_max);
 }
 
 DType accumulate_dtype(Family f, DType in) {
@@ -148,7 +135,7 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
   const Device& device = src.device();
   for (DType t : {src.dtype(), out_dtype, static_cast<DType>(p.accumulate_dtype)})
     detail::require_dtype_support(r.name, t, device);
-  p.row_tile = row_tile(device.capabilities(), p.row_len);
+  p.row_tile = detail::row_tile(device, p.row_len);
 
   Launched result;
   // The output is written in the kept-dims layout; keepdim only re-views it.

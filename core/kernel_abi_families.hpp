@@ -1,0 +1,152 @@
+// Parameter blocks of the kernel families of op wave 1 beyond elementwise and reduce:
+// "softmax", "norm", "scan", "matmul", "fill". Same rules as kernel_abi.hpp (included
+// from there): fixed-width PODs, element offsets and strides in elements, 64-bit indices.
+#pragma once
+
+#include <cstdint>
+
+namespace nbx::abi {
+
+// ---- "softmax": one row = the elements along the softmax dim ----
+enum SoftmaxOp : std::int32_t { kSoftmax_softmax = 0, kSoftmax_log_softmax = 1 };
+enum SoftmaxVariant : std::int32_t {
+  kSoftmaxOnePass = 0,  // the row fits in shared memory: read once
+  kSoftmaxLooped = 1,   // online max/sum over the row, then a second pass to write
+};
+// Buffers: [0] out, [1] in, [2] mask (bool, true = excluded) when has_mask.
+// y = softmax(scale * x) over each row with masked elements excluded; a fully masked row
+// gives zeros (softmax) or -inf (log_softmax).
+struct SoftmaxParams {
+  std::int32_t op;
+  std::int32_t in_dtype;
+  std::int32_t out_dtype;
+  std::int32_t accumulate_dtype;
+  std::int32_t outer_ndim;
+  std::int32_t has_mask;
+  std::int32_t variant;   // SoftmaxVariant
+  std::int32_t row_tile;  // lanes per row, ≤ reduce.tile_max
+  std::int64_t rows;
+  std::int64_t row_len;
+  std::int64_t outer_sizes[kMaxDims];
+  std::int64_t in_offset;
+  std::int64_t in_outer_strides[kMaxDims];
+  std::int64_t in_row_stride;
+  std::int64_t out_offset;
+  std::int64_t out_outer_strides[kMaxDims];
+  std::int64_t out_row_stride;
+  std::int64_t mask_offset;
+  std::int64_t mask_outer_strides[kMaxDims];
+  std::int64_t mask_row_stride;
+  double scale;
+};
+
+// ---- "norm": statistics over rows of a contiguous input ----
+enum NormOp : std::int32_t {
+  kNorm_layer_norm = 0,  // rows = numel / row_len; weight/bias index = position in row
+  kNorm_rms_norm = 1,
+  kNorm_group_norm = 2,  // rows = N * groups; row_len = (C / groups) * inner
+  kNorm_batch_norm = 3,  // inference: running statistics, no reduction; rows = N
+};
+// Buffers: [0] out, [1] in, [2] weight, [3] bias, [4] running_mean, [5] running_var
+// (an empty DeviceMemory where absent). For group/batch norm, element k of a row has
+// channel (row % groups) * (channels / groups) + k / inner (group) or k / inner (batch).
+struct NormParams {
+  std::int32_t op;
+  std::int32_t in_dtype;
+  std::int32_t out_dtype;
+  std::int32_t accumulate_dtype;
+  std::int32_t has_weight;
+  std::int32_t has_bias;
+  std::int32_t row_tile;
+  std::int32_t param_dtype;  // dtype of weight, bias and running statistics
+  std::int64_t rows;
+  std::int64_t row_len;
+  std::int64_t channels;
+  std::int64_t inner;
+  std::int64_t groups;
+  double eps;
+};
+
+// ---- "scan": inclusive scans along one dim ----
+enum ScanOp : std::int32_t {
+  kScan_cumsum = 0,
+  kScan_cumprod = 1,
+  kScan_cummax = 2,
+  kScan_cummin = 3
+};
+// Buffers: [0] out, [1] in, [2] indices (int64; cummax/cummin only).
+struct ScanParams {
+  std::int32_t op;
+  std::int32_t in_dtype;
+  std::int32_t out_dtype;
+  std::int32_t accumulate_dtype;
+  std::int32_t outer_ndim;
+  std::int32_t reserved;
+  std::int64_t rows;
+  std::int64_t row_len;
+  std::int64_t outer_sizes[kMaxDims];
+  std::int64_t in_offset;
+  std::int64_t in_outer_strides[kMaxDims];
+  std::int64_t in_row_stride;
+  std::int64_t out_offset;
+  std::int64_t out_outer_strides[kMaxDims];
+  std::int64_t out_row_stride;
+  std::int64_t index_offset;
+  std::int64_t index_outer_strides[kMaxDims];
+  std::int64_t index_row_stride;
+};
+
+// ---- "matmul": out[b] = alpha * A[b] @ B[b] + beta * addend[b] ----
+// Batch dims are broadcast through strides (stride 0); A is m×k, B is k×n, out m×n, each
+// with a row and a column stride (a transposed operand is just swapped strides).
+// Buffers: [0] out, [1] A, [2] B, [3] addend (empty when has_addend is 0).
+struct MatmulParams {
+  std::int32_t a_dtype;  // A and B share a dtype
+  std::int32_t out_dtype;
+  std::int32_t accumulate_dtype;
+  std::int32_t batch_ndim;
+  std::int32_t has_addend;
+  std::int32_t addend_dtype;
+  std::int32_t tile_m;  // chosen to fit the device's shared memory
+  std::int32_t tile_n;
+  std::int32_t tile_k;
+  std::int32_t num_stages;
+  std::int32_t variant;  // backend-defined kernel variant chosen by the wrapper
+  std::int32_t reserved;
+  std::int64_t m, n, k;
+  std::int64_t batch;
+  std::int64_t batch_sizes[kMaxDims];
+  std::int64_t a_offset, a_batch_strides[kMaxDims], a_row_stride, a_col_stride;
+  std::int64_t b_offset, b_batch_strides[kMaxDims], b_row_stride, b_col_stride;
+  std::int64_t out_offset, out_batch_strides[kMaxDims], out_row_stride, out_col_stride;
+  std::int64_t addend_offset, addend_batch_strides[kMaxDims], addend_row_stride, addend_col_stride;
+  double alpha;
+  double beta;
+};
+
+// ---- "fill": values computed from the element's index ----
+enum FillOp : std::int32_t {
+  kFill_arange = 0,    // start + i * step
+  kFill_linspace = 1,  // start + i * step for i < n/2, end - (n - 1 - i) * step after
+  kFill_triu = 2,      // in where col - row >= diagonal, else 0 (last two dims)
+  kFill_tril = 3,      // in where col - row <= diagonal, else 0
+};
+// Buffers: [0] out, [1] in (triu/tril only).
+struct FillParams {
+  std::int32_t op;
+  std::int32_t out_dtype;
+  std::int32_t in_dtype;
+  std::int32_t ndim;
+  std::int64_t numel;
+  std::int64_t sizes[kMaxDims];
+  std::int64_t out_offset;
+  std::int64_t out_strides[kMaxDims];
+  std::int64_t in_offset;
+  std::int64_t in_strides[kMaxDims];
+  ScalarValue start;
+  ScalarValue step;
+  ScalarValue end;
+  std::int64_t diagonal;
+};
+
+}  // namespace nbx::abi

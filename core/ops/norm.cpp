@@ -1,0 +1,182 @@
+#include "core/ops/norm.hpp"
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/kernel_abi.hpp"
+#include "core/ops/elementwise_launch.hpp"
+#include "core/ops/tiling.hpp"
+
+namespace nbx::ops {
+namespace {
+
+double machine_epsilon(DType t) {
+  switch (t) {
+    case DType::kFloat16:
+      return 0.0009765625;  // 2^-10
+    case DType::kBFloat16:
+      return 0.0078125;  // 2^-7
+    case DType::kFloat32:
+      return 1.1920928955078125e-07;  // 2^-23
+    default:
+      return 2.220446049250313e-16;  // 2^-52
+  }
+}
+
+// A per-channel or per-element parameter, checked against the shape it must have and
+// brought to the input's dtype and layout.
+Tensor prepare_param(const char* op, const char* what, const Tensor& p, const Shape& expected,
+                     const Tensor& x) {
+  if (!p.defined()) throw InvalidArgument(op, std::string(op) + ": " + what + " is undefined.");
+  if (!(p.shape() == expected))
+    throw InvalidArgument(op, std::string(op) + ": " + what + " has shape " + to_string(p.shape()) +
+                                  " but must have shape " + to_string(expected) + ".");
+  if (!(p.device() == x.device()))
+    throw InvalidArgument(op, std::string(op) + ": " + what + " lives on " + p.device().str() +
+                                  ", the input on " + x.device().str() + ".");
+  return p.to(x.dtype()).contiguous();
+}
+
+struct NormCall {
+  const char* name;
+  abi::NormOp op;
+  Tensor x;
+  std::int64_t rows, row_len, channels = 0, inner = 1, groups = 1;
+  double eps;
+  std::optional<Tensor> weight, bias, running_mean, running_var;
+};
+
+Tensor launch(NormCall& c) {
+  const Device& device = c.x.device();
+  const DType acc = is_half_type(c.x.dtype()) ? DType::kFloat32 : c.x.dtype();
+  for (DType t : {c.x.dtype(), acc}) detail::require_dtype_support(c.name, t, device);
+  abi::NormParams p{};
+  p.op = c.op;
+  p.in_dtype = p.out_dtype = p.param_dtype = static_cast<std::int32_t>(c.x.dtype());
+  p.accumulate_dtype = static_cast<std::int32_t>(acc);
+  p.has_weight = c.weight.has_value();
+  p.has_bias = c.bias.has_value();
+  p.rows = c.rows;
+  p.row_len = c.row_len;
+  p.channels = c.channels;
+  p.inner = c.inner;
+  p.groups = c.groups;
+  p.eps = c.eps;
+  p.row_tile = detail::row_tile(device, c.row_len);
+  Tensor out = Tensor::empty(c.x.shape(), c.x.dtype(), device);
+  if (out.numel() == 0) return out;
+  auto mem = [](const std::optional<Tensor>& t) {
+    return t ? KernelBuffer{t->storage()->memory(), false} : KernelBuffer{};
+  };
+  const KernelBuffer buffers[6] = {{out.storage()->memory(), true},
+                                   {c.x.storage()->memory(), false},
+                                   mem(c.weight),
+                                   mem(c.bias),
+                                   mem(c.running_mean),
+                                   mem(c.running_var)};
+  KernelLaunch kl;
+  kl.kernel = "norm";
+  kl.buffers = std::span<const KernelBuffer>(buffers, c.op == abi::kNorm_batch_norm ? 6 : 4);
+  kl.params = std::as_bytes(std::span<const abi::NormParams>(&p, 1));
+  DeviceContext& ctx = device.context();
+  std::lock_guard lock(ctx.launch_mutex());
+  ctx.backend_device().launch(kl);
+  return out;
+}
+
+// The kernel indexes every buffer from element 0: offsets are removed by a copy.
+Tensor zero_offset_contiguous(const Tensor& t) {
+  return (t.is_contiguous() && t.offset() == 0) ? t : t.clone();
+}
+
+Tensor checked_input(const char* op, const Tensor& x, int min_dims) {
+  if (!x.defined()) throw InvalidArgument(op, std::string(op) + ": the input is undefined.");
+  if (!is_floating(x.dtype()))
+    throw InvalidArgument(op, std::string(op) + " is not defined for " +
+                                  std::string(dtype_name(x.dtype())) +
+                                  " tensors (it takes floating dtypes).");
+  if (x.dim() < min_dims)
+    throw InvalidArgument(op, std::string(op) + ": the input of shape " + to_string(x.shape()) +
+                                  " needs at least " + std::to_string(min_dims) + " dims.");
+  return zero_offset_contiguous(x);
+}
+
+std::optional<Tensor> param(const char* op, const char* what, const std::optional<Tensor>& p,
+                            const Shape& expected, const Tensor& x) {
+  if (!p) return std::nullopt;
+  return zero_offset_contiguous(prepare_param(op, what, *p, expected, x));
+}
+
+NormCall trailing_dims_call(const char* name, abi::NormOp op, const Tensor& x_in,
+                            const Shape& normalized_shape) {
+  const Tensor x = checked_input(name, x_in, normalized_shape.size());
+  const int lead = x.dim() - normalized_shape.size();
+  for (int i = 0; i < normalized_shape.size(); ++i)
+    if (x.shape()[lead + i] != normalized_shape[i])
+      throw InvalidArgument(name, std::string(name) + ": normalized_shape " +
+                                      to_string(normalized_shape) +
+                                      " does not match the trailing dims of the input's shape " +
+                                      to_string(x.shape()) + ".");
+  const std::int64_t row_len = numel(normalized_shape);
+  return NormCall{name, op, x, row_len ? x.numel() / row_len : 0, row_len};
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape,
+                  const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  double eps) {
+  NormCall c = trailing_dims_call("layer_norm", abi::kNorm_layer_norm, x, normalized_shape);
+  c.eps = eps;
+  c.weight = param("layer_norm", "weight", weight, normalized_shape, c.x);
+  c.bias = param("layer_norm", "bias", bias, normalized_shape, c.x);
+  return launch(c);
+}
+
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const std::optional<Tensor>& weight,
+                std::optional<double> eps) {
+  NormCall c = trailing_dims_call("rms_norm", abi::kNorm_rms_norm, x, normalized_shape);
+  c.eps = eps.value_or(machine_epsilon(c.x.dtype()));
+  c.weight = param("rms_norm", "weight", weight, normalized_shape, c.x);
+  return launch(c);
+}
+
+Tensor group_norm(const Tensor& x_in, std::int64_t num_groups, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps) {
+  const Tensor x = checked_input("group_norm", x_in, 2);
+  const std::int64_t n = x.shape()[0], ch = x.shape()[1];
+  if (num_groups <= 0 || ch % num_groups != 0)
+    throw InvalidArgument("group_norm", "group_norm: " + std::to_string(ch) +
+                                            " channels cannot be split into " +
+                                            std::to_string(num_groups) + " groups.");
+  const std::int64_t inner = ch ? x.numel() / (n * ch) : 0;
+  NormCall c{"group_norm",
+             abi::kNorm_group_norm,
+             x,
+             n * num_groups,
+             (ch / num_groups) * inner,
+             ch,
+             inner,
+             num_groups,
+             eps};
+  c.weight = param("group_norm", "weight", weight, {ch}, x);
+  c.bias = param("group_norm", "bias", bias, {ch}, x);
+  return launch(c);
+}
+
+Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& running_var,
+                  const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  double eps) {
+  const Tensor x = checked_input("batch_norm", x_in, 2);
+  const std::int64_t n = x.shape()[0], ch = x.shape()[1];
+  const std::int64_t inner = (n && ch) ? x.numel() / (n * ch) : 0;
+  NormCall c{"batch_norm", abi::kNorm_batch_norm, x, n, ch * inner, ch, inner, 1, eps};
+  c.running_mean = param("batch_norm", "running_mean", running_mean, {ch}, x);
+  c.running_var = param("batch_norm", "running_var", running_var, {ch}, x);
+  c.weight = param("batch_norm", "weight", weight, {ch}, x);
+  c.bias = param("batch_norm", "bias", bias, {ch}, x);
+  return launch(c);
+}
+
+}  // namespace nbx::ops

@@ -1,0 +1,29 @@
+// Normalizations with optional weight and bias, PyTorch semantics; float32 statistics for
+// half types (float64 on the host). Floating inputs only. Weight, bias and running
+// statistics are cast to the input's dtype. Shape mismatches throw InvalidArgument naming
+// both shapes.
+#pragma once
+
+#include <optional>
+
+#include "core/tensor.hpp"
+
+namespace nbx::ops {
+
+// Normalizes over the trailing dims given by `normalized_shape`.
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape,
+                  const std::optional<Tensor>& weight = {}, const std::optional<Tensor>& bias = {},
+                  double eps = 1e-5);
+// eps defaults to the dtype's machine epsilon, as torch.nn.functional.rms_norm.
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape,
+                const std::optional<Tensor>& weight = {}, std::optional<double> eps = {});
+// x is [N, C, *]; C must divide by num_groups.
+Tensor group_norm(const Tensor& x, std::int64_t num_groups,
+                  const std::optional<Tensor>& weight = {}, const std::optional<Tensor>& bias = {},
+                  double eps = 1e-5);
+// Inference: normalizes x [N, C, *] with running statistics of shape [C].
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const std::optional<Tensor>& weight = {}, const std::optional<Tensor>& bias = {},
+                  double eps = 1e-5);
+
+}  // namespace nbx::ops

@@ -1,0 +1,101 @@
+#include "core/ops/softmax.hpp"
+
+#include <mutex>
+#include <string>
+
+#include "core/kernel_abi.hpp"
+#include "core/ops/elementwise_launch.hpp"
+#include "core/ops/tiling.hpp"
+
+namespace nbx::ops {
+namespace {
+
+// The one-pass variant keeps the row in shared memory in the accumulate dtype.
+abi::SoftmaxVariant softmax_variant(const Device& device, std::int64_t row_len, DType acc) {
+  const std::int64_t smem = device.capabilities().shared_memory_per_block.value;
+  const std::int64_t need = row_len * static_cast<std::int64_t>(dtype_size(acc));
+  return (smem > 0 && need <= smem) ? abi::kSoftmaxOnePass : abi::kSoftmaxLooped;
+}
+
+Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
+           const std::optional<Tensor>& mask, bool log, std::optional<DType> dtype) {
+  if (!x_in.defined())
+    throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
+  const Tensor x = dtype ? x_in.to(*dtype) : x_in;
+  if (!is_floating(x.dtype()))
+    throw InvalidArgument(name, std::string(name) + " is not defined for " +
+                                    std::string(dtype_name(x.dtype())) +
+                                    " tensors (it takes floating dtypes).");
+  const int d = wrap_dim(dim, x.dim(), name);
+  const Device& device = x.device();
+  const DType acc = is_half_type(x.dtype()) ? DType::kFloat32 : x.dtype();
+  for (DType t : {x.dtype(), acc}) detail::require_dtype_support(name, t, device);
+
+  abi::SoftmaxParams p{};
+  p.op = log ? abi::kSoftmax_log_softmax : abi::kSoftmax_softmax;
+  p.in_dtype = p.out_dtype = static_cast<std::int32_t>(x.dtype());
+  p.accumulate_dtype = static_cast<std::int32_t>(acc);
+  p.scale = scale;
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), device);
+  Tensor m;
+  Strides mask_strides;
+  if (mask) {
+    if (!mask->defined() || mask->dtype() != DType::kBool)
+      throw InvalidArgument(name, std::string(name) + ": the mask must be a bool tensor.");
+    if (!(mask->device() == device))
+      throw InvalidArgument(name, std::string(name) + ": the mask lives on " +
+                                      mask->device().str() + ", the input on " + device.str() +
+                                      ".");
+    m = *mask;
+    mask_strides = broadcast_strides(m.shape(), m.strides(), x.shape(), name);
+    p.has_mask = 1;
+    p.mask_offset = m.offset();
+  }
+  // A 0-d tensor is one row of one element.
+  p.row_len = x.dim() ? x.shape()[d] : 1;
+  p.in_offset = x.offset();
+  p.out_offset = 0;
+  if (x.dim()) {
+    p.in_row_stride = x.strides()[d];
+    p.out_row_stride = out.strides()[d];
+    if (mask) p.mask_row_stride = mask_strides[d];
+  }
+  p.rows = 1;
+  for (int k = 0; k < x.dim(); ++k) {
+    if (k == d) continue;
+    p.outer_sizes[p.outer_ndim] = x.shape()[k];
+    p.in_outer_strides[p.outer_ndim] = x.strides()[k];
+    p.out_outer_strides[p.outer_ndim] = out.strides()[k];
+    if (mask) p.mask_outer_strides[p.outer_ndim] = mask_strides[k];
+    p.rows *= x.shape()[k];
+    ++p.outer_ndim;
+  }
+  p.variant = softmax_variant(device, p.row_len, acc);
+  p.row_tile = detail::row_tile(device, p.row_len);
+  if (out.numel() == 0) return out;
+  KernelBuffer buffers[3] = {{out.storage()->memory(), true}, {x.storage()->memory(), false}, {}};
+  if (mask) buffers[2] = {m.storage()->memory(), false};
+  KernelLaunch kl;
+  kl.kernel = "softmax";
+  kl.buffers = std::span<const KernelBuffer>(buffers, mask ? 3 : 2);
+  kl.params = std::as_bytes(std::span<const abi::SoftmaxParams>(&p, 1));
+  DeviceContext& ctx = device.context();
+  std::lock_guard lock(ctx.launch_mutex());
+  ctx.backend_device().launch(kl);
+  return out;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype) {
+  return run("softmax", x, dim, 1.0, {}, false, dtype);
+}
+Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype) {
+  return run("log_softmax", x, dim, 1.0, {}, true, dtype);
+}
+Tensor scaled_masked_softmax(const Tensor& x, std::int64_t dim, double scale,
+                             const std::optional<Tensor>& mask, bool log) {
+  return run("scaled_masked_softmax", x, dim, scale, mask, log, {});
+}
+
+}  // namespace nbx::ops

@@ -1,0 +1,19 @@
+// The softmax family along any dim, PyTorch semantics. Floating inputs only (InvalidArgument
+// otherwise); float16/bfloat16 compute in float32. One pass over the row when it fits the
+// device's shared memory, a looped (online) pass otherwise — 128k-vocabulary rows included.
+#pragma once
+
+#include <optional>
+
+#include "core/tensor.hpp"
+
+namespace nbx::ops {
+
+Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype = {});
+Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype = {});
+// softmax(scale * x) with `mask` (bool, broadcastable to x; true = excluded). A fully
+// masked row gives zeros (log: -inf).
+Tensor scaled_masked_softmax(const Tensor& x, std::int64_t dim, double scale,
+                             const std::optional<Tensor>& mask = {}, bool log = false);
+
+}  // namespace nbx::ops

@@ -1,0 +1,21 @@
+// Tile choices every family shares, clamped to the device's capabilities. Internal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/device.hpp"
+
+namespace nbx::ops::detail {
+
+// Lanes cooperating on one row of `row_len` elements: the next power of two, at least one
+// subgroup, never above reduce.tile_max.
+int row_tile(const Device& device, std::int64_t row_len);
+
+// A device-file row or request that asks for more than the device can take is clamped and
+// announced once per process (per `key`) on stderr — not per call. Returns true the first
+// time. Set NBX_QUIET=1 to silence announcements.
+bool announce_once(std::string_view key, const std::string& message);
+
+}  // namespace nbx::ops::detail
