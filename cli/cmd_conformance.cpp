@@ -1,0 +1,78 @@
+// `nbx conformance [--backend B] [--device D] [--ops a,b] [--dtypes …] [--seed N]
+//                  [--json FILE] [--overlay FILE]`
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_conformance.hpp"
+#include "cli/cli_main_commands.hpp"
+#include "core/errors.hpp"
+#include "tests/conformance/conformance.hpp"
+
+namespace nbx::cli {
+namespace {
+
+// Meson's (and automake's) "skipped" status.
+constexpr int kExitSkipped = 77;
+
+struct ConformanceArgs {
+  std::string backend, device, json_path, overlay;
+  std::vector<std::string> ops, dtypes;
+  std::uint64_t seed = conformance::Options{}.seed;
+};
+
+int run(const ConformanceArgs& a) {
+  conformance::Options o;
+  if (!a.backend.empty()) o.backend = a.backend;
+  if (!a.device.empty()) o.device = a.device;
+  o.ops = a.ops;
+  for (const std::string& d : a.dtypes) o.dtypes.push_back(parse_dtype(d));
+  o.seed = a.seed;
+  o.overlay = a.overlay;
+  o.progress = &std::cerr;
+  const conformance::Report report = conformance::run_conformance(o);
+  conformance::print_report(report, std::cout);
+  if (!a.json_path.empty()) {
+    std::ofstream f(a.json_path);
+    f << conformance::report_to_json(report) << "\n";
+    if (!f)
+      throw InvalidArgument("conformance",
+                            "conformance: could not write the JSON report to " + a.json_path + ".");
+  }
+  if (report.counts.failed) return 1;
+  // Asked for one backend or device and it is not here: nothing was checked.
+  if (report.devices.empty() && (o.backend || o.device)) return kExitSkipped;
+  return 0;
+}
+
+}  // namespace
+
+void register_conformance_command(CLI::App& app) {
+  // Owned by the callback, so each registration (one per CLI::App) has its own.
+  auto args = std::make_shared<ConformanceArgs>();
+  std::string op_list;
+  for (const std::string& n : conformance::suite_op_names())
+    op_list += (op_list.empty() ? "" : ", ") + n;
+  auto* cmd = app.add_subcommand(
+      "conformance",
+      "Run every elementwise op x dtype (and cast between every dtype pair) on every device "
+      "found and compare with the host reference. Cells: . pass, F FAIL, r refused by name, "
+      "- n/a. Exit status 1 on any FAIL, 77 when the requested backend/device is absent.");
+  cmd->add_option("--backend", args->backend,
+                  "Only this backend's devices (host, cuda, hip, vulkan).");
+  cmd->add_option("--device", args->device, "Only this device, e.g. vulkan:0.");
+  cmd->add_option("--ops", args->ops, "Only these ops (comma-separated): " + op_list + ".")
+      ->delimiter(',');
+  cmd->add_option("--dtypes", args->dtypes,
+                  "Only these input dtypes (comma-separated), e.g. float32,bf16.")
+      ->delimiter(',');
+  cmd->add_option("--seed", args->seed, "Seed of the random inputs (printed with every failure).")
+      ->capture_default_str();
+  cmd->add_option("--json", args->json_path, "Also write the full report as JSON to FILE.");
+  cmd->add_option("--overlay", args->overlay,
+                  "Capability overlay (YAML) restricting the devices under test, not the host "
+                  "reference.");
+  cmd->callback([args] { set_exit_code(run(*args)); });
+}
+
+}  // namespace nbx::cli

@@ -1,0 +1,241 @@
+// Runs the suite: finds the devices, and for each cell runs every layout on the device and
+// on the host reference with the same inputs, then classifies the cell.
+#include <cstdlib>
+#include <ostream>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "tests/conformance/conformance.hpp"
+#include "tests/conformance/conformance_cases.hpp"
+#include "tests/conformance/conformance_compare.hpp"
+#include "tests/conformance/conformance_expected.hpp"
+
+namespace nbx::conformance {
+namespace {
+
+struct Cell {
+  const OpSpec* spec;
+  std::string op;  // the name asked for (a spec may be missing for a new op)
+  DType dtype;
+  std::optional<DType> to;
+};
+
+std::vector<std::byte> read_back(const Tensor& t) {
+  std::vector<std::byte> bytes(static_cast<std::size_t>(t.numel()) * t.itemsize());
+  t.copy_to_host(bytes.data());
+  return bytes;
+}
+
+std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(shape.size()));
+  for (int d = shape.size() - 1; d >= 0; --d) {
+    idx[static_cast<std::size_t>(d)] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  return idx;
+}
+
+// The operands' values at output element `flat`, read from the host reference inputs.
+std::vector<std::string> inputs_at(const std::vector<ops::TensorOrScalar>& operands,
+                                   const Shape& out_shape, std::int64_t flat) {
+  std::vector<std::string> out;
+  for (const ops::TensorOrScalar& o : operands) {
+    if (!o.is_tensor()) {
+      out.push_back(o.scalar().str());
+      continue;
+    }
+    const Tensor full = o.tensor().expand(out_shape).contiguous();
+    const std::vector<std::byte> bytes = read_back(full);
+    out.push_back(format_element(load_element(bytes.data(), full.dtype(), flat)));
+  }
+  return out;
+}
+
+// One cell on `dut`. Stops at the first failing layout; a refusal is remembered and the
+// other layouts still run (a failure outranks a refusal).
+CellResult run_cell(const Device& dut, const Cell& cell, std::uint64_t seed) {
+  CellResult r;
+  r.op = cell.op;
+  r.dtype = cell.dtype;
+  r.to = cell.to;
+  r.seed = seed;
+  auto fail = [&](std::string_view layout, std::string why) {
+    r.status = CellStatus::kFail;
+    r.failed_case = layout;
+    r.reason = std::move(why);
+    return r;
+  };
+  if (!cell.spec) return fail("", "the conformance suite has no entry for this op; add one.");
+  const OpSpec& spec = *cell.spec;
+  const DType to = cell.to.value_or(cell.dtype);
+  const Device host = host_device();
+  bool refused = false;
+  for (Layout layout : layouts_for(spec, cell.dtype)) {
+    const std::string_view lname = layout_name(layout);
+    Rng rng = Rng::for_case(seed, spec.name, cell.dtype, cell.to ? int(*cell.to) : -1, int(layout));
+    CaseInputs in;
+    try {
+      in = make_inputs(spec, cell.dtype, layout, rng, dut);
+    } catch (const Unsupported& e) {
+      refused = true;
+      if (r.reason.empty()) r.failed_case = lname, r.reason = e.what();
+      continue;
+    }
+    Tensor ref;
+    bool ref_fault = false;
+    try {
+      ref = spec.call(in.reference, cell.dtype, to);
+      host.synchronize();
+    } catch (const InvalidArgument& e) {
+      if (r.cases_run == 0 && !refused) {
+        r.status = CellStatus::kNotApplicable;
+        r.reason = e.what();
+        return r;
+      }
+      return fail(lname,
+                  std::string("the host rejected this layout after accepting others: ") + e.what());
+    } catch (const DeviceFault& e) {
+      ref_fault = true;
+    }
+    if (layout == Layout::kDivisionByZero && !ref_fault)
+      return fail(lname,
+                  "the host reference gave a result for an integer division by zero "
+                  "instead of raising DeviceFault.");
+    Tensor out;
+    std::vector<std::byte> got;
+    try {
+      out = spec.call(in.device, cell.dtype, to);
+      dut.synchronize();
+      got = read_back(out);
+    } catch (const Unsupported& e) {
+      refused = true;
+      if (r.reason.empty()) r.failed_case = lname, r.reason = e.what();
+      continue;
+    } catch (const DeviceFault& e) {
+      if (ref_fault) {
+        ++r.cases_run;
+        continue;
+      }
+      return fail(lname, std::string("unexpected DeviceFault: ") + e.what());
+    } catch (const Error& e) {
+      return fail(lname, std::string("the device threw where the host did not: ") + e.what());
+    }
+    ++r.cases_run;
+    if (ref_fault)
+      return fail(lname, "expected DeviceFault (integer division by zero), got a result.");
+    if (out.dtype() != ref.dtype() || !(out.shape() == ref.shape()))
+      return fail(lname, "result " + out.str() + " differs in dtype or shape from the host's " +
+                             ref.str() + ".");
+    const std::vector<std::byte> want = read_back(ref);
+    const Tolerance tol = tolerance_for(spec.name, ref.dtype());
+    const Comparison c = compare_buffers(ref.dtype(), tol, want.data(), got.data(), ref.numel());
+    if (c.ok) continue;
+    r.max_abs_error = c.max_abs_error;
+    r.max_rel_error = c.max_rel_error;
+    r.worst = WorstElement{unravel(c.worst_index, ref.shape()), format_element(c.worst_expected),
+                           format_element(c.worst_actual),
+                           inputs_at(in.reference, ref.shape(), c.worst_index)};
+    return fail(lname, std::to_string(c.mismatches) + " of " + std::to_string(ref.numel()) +
+                           " elements outside the tolerance.");
+  }
+  if (refused) r.status = CellStatus::kRefused;
+  return r;
+}
+
+std::vector<Cell> cells_for(const Options& o) {
+  std::vector<std::string> names = o.ops.empty() ? suite_op_names() : o.ops;
+  const std::vector<std::string> known = suite_op_names();
+  for (const std::string& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end())
+      throw InvalidArgument("conformance", "conformance: '" + n +
+                                               "' is not an elementwise op of this build (see "
+                                               "`nbx conformance --help` for the list).");
+  std::vector<DType> dtypes(std::begin(kAllDTypes), std::end(kAllDTypes));
+  if (!o.dtypes.empty()) dtypes = o.dtypes;
+  std::vector<Cell> cells;
+  for (const std::string& n : names) {
+    if (n == "cast") {
+      for (DType to : kAllDTypes)
+        for (DType d : dtypes) cells.push_back({find_op_spec(n), n, d, to});
+      continue;
+    }
+    for (DType d : dtypes) cells.push_back({find_op_spec(n), n, d, std::nullopt});
+  }
+  return cells;
+}
+
+DeviceReport run_device(const Device& dut, const std::vector<Cell>& cells, const Options& o) {
+  DeviceReport rep;
+  rep.device = dut.str();
+  rep.name = dut.display_name();
+  rep.backend = dut.id().backend;
+  if (dut.is_host())
+    rep.note = "the host against itself: views, broadcasts and scalars vs contiguous copies";
+  if (!o.overlay.empty() && dut.capabilities().overlay.empty() && !dut.is_host())
+    rep.note = "overlay " + o.overlay + " was not applied by this build's capability resolver";
+  if (o.progress) *o.progress << "conformance: " << rep.name << ", " << cells.size() << " cells\n";
+  for (const Cell& cell : cells) {
+    CellResult r = run_cell(dut, cell, o.seed);
+    if (auto why = expected_failure(rep.backend, r.op, r.dtype, r.to)) {
+      if (r.status == CellStatus::kFail) {
+        r.status = CellStatus::kExpectedFail;
+        r.reason = std::string(*why) + " (" + r.reason + ")";
+      } else if (r.status == CellStatus::kPass) {
+        r.status = CellStatus::kUnexpectedPass;
+        r.reason = "listed as an expected failure (" + std::string(*why) + ") but passed.";
+      }
+    }
+    rep.counts.add(r.status);
+    rep.cells.push_back(std::move(r));
+  }
+  return rep;
+}
+
+}  // namespace
+
+std::vector<std::string> suite_op_names() {
+  return ops::elementwise_op_names();
+}
+
+Report run_conformance(const Options& o) {
+  Report report;
+  report.seed = o.seed;
+  const std::vector<Cell> cells = cells_for(o);
+  std::optional<DeviceId> want_device;
+  if (o.device) want_device = DeviceId::parse(*o.device);
+  const std::string want_backend = o.backend ? *o.backend : want_device ? want_device->backend : "";
+  const auto& statuses = backend_statuses();
+  if (!want_backend.empty() &&
+      std::none_of(statuses.begin(), statuses.end(),
+                   [&](const BackendStatus& s) { return s.name == want_backend; }))
+    throw InvalidArgument("conformance", "conformance: '" + want_backend +
+                                             "' is not a backend (host, cuda, hip or vulkan).");
+  // The reference is opened before the overlay is set, so the overlay restricts only the
+  // devices under test ($NBX_DEVICE_OVERLAY applies to devices opened after it is set).
+  host_device();
+  if (!o.overlay.empty()) setenv("NBX_DEVICE_OVERLAY", o.overlay.c_str(), 1);
+  for (const BackendStatus& s : statuses) {
+    if (!want_backend.empty() && s.name != want_backend) continue;
+    if (!s.backend) {
+      report.unavailable.push_back(s.name + ": unavailable (" + s.unavailable_reason + ")");
+      continue;
+    }
+    const DeviceListing listing = s.backend->list_devices();
+    if (listing.devices.empty())
+      report.unavailable.push_back(s.name + ": no device (" + listing.unavailable_reason + ")");
+    bool found = !want_device;
+    for (std::size_t i = 0; i < listing.devices.size(); ++i) {
+      const DeviceId id = s.name == "host" ? DeviceId::host() : DeviceId{s.name, int(i)};
+      if (want_device && !(id == *want_device)) continue;
+      found = true;
+      report.devices.push_back(run_device(open(id), cells, o));
+      report.counts.add(report.devices.back().counts);
+    }
+    if (!found && !listing.devices.empty())
+      report.unavailable.push_back(want_device->str() + ": no such device (" + s.name + " has " +
+                                   std::to_string(listing.devices.size()) + ")");
+  }
+  return report;
+}
+
+}  // namespace nbx::conformance
