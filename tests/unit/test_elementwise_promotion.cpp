@@ -57,6 +57,8 @@ TEST_CASE("an int scalar keeps an integer tensor's dtype; bool tensors become in
 TEST_CASE("an out-of-range int scalar wraps into the tensor's dtype" * doctest::may_fail()) {
   check_ints(ops::add(make(int8, {1}), 1000), int8, {-23});
   check_ints(ops::mul(make(uint8, {2}), 300), uint8, {88});
+  // The everyday case: uint8 + (-1) is uint8 + 255, i.e. 5 - 1.
+  check_ints(ops::add(make(uint8, {5}), -1), uint8, {4});
 }
 
 TEST_CASE("integer and bool true division gives float32") {
