@@ -173,11 +173,12 @@ __global__ void __launch_bounds__(kElementwiseBlock) contiguous_kernel(const Fas
 template <int Op, typename TIn, typename TOut, typename C, int Arity>
 __global__ void __launch_bounds__(kElementwiseBlock) rows_kernel(const FastArgs<C> a) {
   constexpr int kVec = kVecOf<TIn, TOut>;
-  const unsigned long long piece = (unsigned long long)blockIdx.x * kElementwiseBlock + threadIdx.x;
-  const unsigned long long pieces_per_row = (unsigned long long)a.cols / kVec;
-  if (piece >= pieces_per_row * (unsigned long long)a.rows) return;
-  const i64 row = i64(piece / pieces_per_row);
-  const i64 col = i64(piece % pieces_per_row) * kVec;
+  const i64 piece = i64(blockIdx.x) * kElementwiseBlock + threadIdx.x;
+  const i64 pieces_per_row = a.cols / kVec;
+  if (piece >= pieces_per_row * a.rows) return;
+  i64 rest = piece;
+  const i64 col = next_coordinate(rest, pieces_per_row) * kVec;  // 32-bit division if it fits
+  const i64 row = rest;
   Vector<TIn, kVec> in[Arity];
 #pragma unroll
   for (int j = 0; j < Arity; ++j) {

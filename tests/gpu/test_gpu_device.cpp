@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/errors.hpp"
+#include "core/half.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace nbx::gputest {
@@ -105,14 +106,16 @@ TEST_CASE("integer division by zero is a DeviceFault at synchronize, and the dev
       std::vector<std::int64_t> divisors(3000, 3);
       divisors[5] = 0;
       divisors[2999] = 0;
+      const Case faulty = integer_division(op, t, divisors);
       for (Devices::Variant& v : devices().gpu) {
         try {
-          run_case(*v.device, integer_division(op, t, divisors));
+          run_case(*v.device, faulty);
           FAIL("no fault was reported on " << v.name);
         } catch (const DeviceFault& e) {
           CHECK((e.position() == 5 || e.position() == 2999));
           CHECK(e.op() == (op == abi::kOp_floor_divide ? "floor_divide" : "remainder"));
-          CHECK(e.index() == 100 + e.position());
+          // The record carries the dividend (as stored: uint8 values wrap).
+          CHECK(e.index() == element_as_int(faulty.in[0].storage, t, e.position()));
         }
         // The record was cleared: a clean launch reports nothing.
         std::vector<std::int64_t> ok(64, -3);
@@ -180,14 +183,22 @@ TEST_CASE("views of more than 2^31 elements index with 64 bits") {
   }
   SUBCASE("bfloat16, contiguous, vectorised fast path") {
     const std::int64_t m = (std::int64_t(1) << 31) + 1000;  // with a tail
-    std::vector<std::byte> a(std::size_t(m) * 2), b(std::size_t(m) * 2);
+    // Small integers and halves are exact in bfloat16: a = i % 64, b = i % 7,
+    // a + 1.5 b = the table below, bit for bit.
+    std::uint16_t a_bits[64], b_bits[7], sum_bits[64][7];
+    for (int i = 0; i < 64; ++i) a_bits[i] = double_to_bf16_bits(i);
+    for (int j = 0; j < 7; ++j) b_bits[j] = double_to_bf16_bits(j);
+    for (int i = 0; i < 64; ++i)
+      for (int j = 0; j < 7; ++j) sum_bits[i][j] = double_to_bf16_bits(i + 1.5 * j);
+    std::vector<std::uint16_t> a(static_cast<std::size_t>(m)), b(static_cast<std::size_t>(m));
     for (std::int64_t i = 0; i < m; ++i) {
-      put_element(a, DType::kBFloat16, i, double(i % 64), 0);
-      put_element(b, DType::kBFloat16, i, double(i % 7), 0);
+      a[std::size_t(i)] = a_bits[i % 64];
+      b[std::size_t(i)] = b_bits[i % 7];
     }
-    DeviceMemory da = d.allocate(a.size()), db = d.allocate(b.size()), dout = d.allocate(a.size());
-    d.copy_from_host(da, 0, a.data(), a.size());
-    d.copy_from_host(db, 0, b.data(), b.size());
+    const std::size_t bytes = a.size() * 2;
+    DeviceMemory da = d.allocate(bytes), db = d.allocate(bytes), dout = d.allocate(bytes);
+    d.copy_from_host(da, 0, a.data(), bytes);
+    d.copy_from_host(db, 0, b.data(), bytes);
     abi::ElementwiseParams p{};
     p.op = abi::kOp_add, p.num_inputs = 2, p.ndim = 1, p.numel = m, p.contiguous = 1;
     p.compute_dtype = std::int32_t(DType::kFloat32);
@@ -198,10 +209,10 @@ TEST_CASE("views of more than 2^31 elements index with 64 bits") {
     const KernelBuffer bufs[] = {{dout, true}, {da, false}, {db, false}};
     d.launch({"elementwise", bufs, std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))});
     d.synchronize();
-    d.copy_to_host(a.data(), dout, 0, a.size());  // reuse a's bytes for the result
+    d.copy_to_host(a.data(), dout, 0, bytes);  // a's memory now holds the result
     std::int64_t bad = 0;
     for (std::int64_t i = 0; i < m; ++i)
-      if (element_as_double(a, DType::kBFloat16, i) != double(i % 64) + 1.5 * double(i % 7)) ++bad;
+      if (a[std::size_t(i)] != sum_bits[i % 64][i % 7]) ++bad;
     CHECK(bad == 0);
     d.free(da), d.free(db), d.free(dout);
   }

@@ -1,0 +1,68 @@
+// The elementwise benchmark suite and the dispatch-overhead measurement, backend-neutral:
+// they drive a BackendDevice (kernel figures) and the public op API (dispatch overhead).
+// `nbx bench` and the nbx-bench-gpu program call these.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/device.hpp"
+
+namespace nbx::bench {
+
+// Times device work issued between begin() and end(). The default implementation
+// brackets it with synchronize() and the host clock; the CUDA one records events.
+class KernelTimer {
+ public:
+  virtual ~KernelTimer() = default;
+  virtual const char* name() const = 0;
+  virtual void begin(BackendDevice& device) = 0;
+  // Milliseconds of device time since begin().
+  virtual double end_ms(BackendDevice& device) = 0;
+};
+std::unique_ptr<KernelTimer> host_clock_timer();
+
+struct SuiteOptions {
+  std::int64_t contiguous_elements = std::int64_t(1) << 28;
+  std::int64_t matrix_edge = 16384;  // broadcast-bias and transposed adds: edge × edge
+  int warmup = 3;
+  int runs = 25;             // the median of these is reported
+  int launches_per_run = 1;  // > 1 amortises a host-clock timer's synchronize()
+};
+
+struct BenchResult {
+  std::string name;   // "add_f32", "transposed_add_f32[tile64]", …
+  std::string shape;  // "268435456", "16384x16384"
+  double bytes = 0;   // bytes the op must move (reads + writes, each element once)
+  double median_ms = 0;
+  double gbps = 0;  // bytes / median time
+};
+
+// Runs every case on `device`. `variants` are more devices (same GPU, other launcher
+// options) on which the broadcast and transposed cases run again, named "[variant]".
+struct Variant {
+  std::string name;
+  BackendDevice* device;
+};
+std::vector<BenchResult> run_elementwise_suite(BackendDevice& device, const SuiteOptions& options,
+                                               KernelTimer& timer,
+                                               const std::vector<Variant>& variants = {});
+
+// Host time per op for a 16-element float32 add issued `iterations` times and synchronised
+// once at the end: through nbx::ops::add on `device`, and through BackendDevice::launch
+// with a prepared parameter block (the floor under the op layer).
+struct DispatchResult {
+  double ops_add_us = 0;
+  double backend_launch_us = 0;
+  int iterations = 0;
+};
+DispatchResult measure_dispatch(const Device& device, int iterations = 20000);
+
+// {"device": …, "timer": …, "results": [...], "dispatch": {...}}
+std::string results_json(const std::string& device, const std::string& timer,
+                         const std::vector<BenchResult>& results, const DispatchResult& dispatch);
+
+}  // namespace nbx::bench

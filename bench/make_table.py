@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Markdown table of nbx-bench-gpu's JSON against torch_reference.py's (same call).
+
+    python3 bench/make_table.py nbx.json torch.json
+"""
+import json
+import sys
+
+
+def main():
+    nbx = json.load(open(sys.argv[1]))
+    ref = json.load(open(sys.argv[2]))
+    torch_by_name = {r["name"]: r for r in ref["results"]}
+    print(f"Device: {nbx['device']}; nbx timer: {nbx['timer']}; "
+          f"PyTorch {ref.get('torch', '?')} timer: {ref['timer']}.\n")
+    print("| case | shape | nbx ms | nbx GB/s | PyTorch GB/s | nbx / PyTorch |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for r in nbx["results"]:
+        base = r["name"].split("[")[0]
+        t = torch_by_name.get(base)
+        ratio = f"{r['gbps'] / t['gbps']:.2f}" if t else "—"
+        tg = f"{t['gbps']:.0f}" if t else "—"
+        print(f"| {r['name']} | {r['shape']} | {r['median_ms']:.3f} | {r['gbps']:.0f} | {tg} | {ratio} |")
+    d, td = nbx["dispatch"], ref["dispatch"]
+    print(f"\nDispatch overhead (host time per op, {d['iterations']} 16-element float32 adds, "
+          f"one synchronize): nbx::ops::add {d['ops_add_us']:.2f} µs, "
+          f"BackendDevice::launch {d['backend_launch_us']:.2f} µs, "
+          f"torch.add {td['torch_add_us']:.2f} µs.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+// nbx-bench-gpu: the elementwise suite and the dispatch overhead on one device, as a table
+// and as JSON (compared with bench/torch_reference.py by bench/make_table.py).
+//
+//   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick]
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+#include "bench/bench_elementwise.hpp"
+#include "core/device.hpp"
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#if NBX_BENCH_CUDA_EVENTS
+#include "bench/bench_cuda_events.hpp"
+#endif
+
+namespace {
+
+std::unique_ptr<nbx::BackendDevice> open_variant(const std::string& backend, const char* var,
+                                                 const char* value) {
+  setenv(var, value, 1);
+  auto dev = nbx::backend_by_name(backend).open(0);
+  unsetenv(var);
+  return dev;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string device_name = "cuda:0", json_path;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--device" && i + 1 < argc)
+      device_name = argv[++i];
+    else if (a == "--json" && i + 1 < argc)
+      json_path = argv[++i];
+    else if (a == "--quick")
+      quick = true;
+    else {
+      std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick]\n";
+      return 2;
+    }
+  }
+  try {
+    const nbx::Device device = nbx::open(device_name);
+    nbx::BackendDevice& bd = device.context().backend_device();
+    std::unique_ptr<nbx::bench::KernelTimer> timer;
+    nbx::bench::SuiteOptions options;
+#if NBX_BENCH_CUDA_EVENTS
+    if (device.id().backend == "cuda") timer = nbx::bench::cuda_event_timer();
+#endif
+    if (!timer) {
+      timer = nbx::bench::host_clock_timer();
+      options.launches_per_run = 10;
+    }
+    if (quick) options.contiguous_elements = 1 << 22, options.matrix_edge = 2048;
+    // The same GPU with the launcher's other choices: generic kernel only, and the 64-wide
+    // tile that wavefront-64 AMD GPUs take.
+    auto generic = open_variant(device.id().backend, "NBX_GPU_ELEMENTWISE", "generic");
+    auto tile64 = open_variant(device.id().backend, "NBX_GPU_TILE", "64");
+    const auto results = nbx::bench::run_elementwise_suite(
+        bd, options, *timer, {{"generic", generic.get()}, {"tile64", tile64.get()}});
+    const auto dispatch = nbx::bench::measure_dispatch(device, 20000);
+
+    std::cout << device.display_name() << ", timer: " << timer->name() << "\n";
+    std::cout << std::left << std::setw(36) << "case" << std::setw(14) << "shape" << std::right
+              << std::setw(10) << "ms" << std::setw(10) << "GB/s"
+              << "\n";
+    for (const auto& r : results)
+      std::cout << std::left << std::setw(36) << r.name << std::setw(14) << r.shape << std::right
+                << std::fixed << std::setprecision(3) << std::setw(10) << r.median_ms
+                << std::setprecision(0) << std::setw(10) << r.gbps << "\n";
+    std::cout << std::setprecision(2) << "dispatch: nbx::ops::add " << dispatch.ops_add_us
+              << " us/op, BackendDevice::launch " << dispatch.backend_launch_us << " us/op ("
+              << dispatch.iterations << " 16-element adds, one synchronize)\n";
+    if (!json_path.empty())
+      std::ofstream(json_path) << nbx::bench::results_json(device.display_name(), timer->name(),
+                                                           results, dispatch);
+  } catch (const nbx::Error& e) {
+    std::cerr << "nbx-bench-gpu: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
