@@ -27,8 +27,8 @@ std::int64_t batch_offset(const abi::MatmulParams& p, std::int64_t b, std::int64
 
 void check_launch(const abi::MatmulParams& p, std::size_t n_buffers) {
   const std::size_t want = p.has_addend ? 4 : 3;
-  if (n_buffers != want || p.batch_ndim < 0 || p.batch_ndim > abi::kMaxDims || p.m < 0 ||
-      p.n < 0 || p.k < 0 || p.batch < 0)
+  if (n_buffers != want || p.batch_ndim < 0 || p.batch_ndim > abi::kMaxDims || p.m < 0 || p.n < 0 ||
+      p.k < 0 || p.batch < 0)
     throw InvalidArgument("matmul", "matmul: malformed launch (" + std::to_string(n_buffers) +
                                         " buffers, " + std::to_string(p.batch_ndim) +
                                         " batch dims, m " + std::to_string(p.m) + ", n " +
@@ -56,7 +56,8 @@ void run_matmul(const abi::MatmulParams& p, std::span<const KernelBuffer> buffer
     const std::int64_t a0 = batch_offset(p, e, p.a_offset, p.a_batch_strides);
     const std::int64_t b0 = batch_offset(p, e, p.b_offset, p.b_batch_strides);
     const std::int64_t o0 = batch_offset(p, e, p.out_offset, p.out_batch_strides);
-    const std::int64_t c0 = use_addend ? batch_offset(p, e, p.addend_offset, p.addend_batch_strides) : 0;
+    const std::int64_t c0 =
+        use_addend ? batch_offset(p, e, p.addend_offset, p.addend_batch_strides) : 0;
     for (std::int64_t i = 0; i < p.m; ++i) {
       for (std::int64_t j = 0; j < p.n; ++j) {
         double f = 0;
@@ -74,8 +75,9 @@ void run_matmul(const abi::MatmulParams& p, std::span<const KernelBuffer> buffer
           const Value z =
               load(c, addend_dtype, c0 + i * p.addend_row_stride + j * p.addend_col_stride);
           r = fl ? from_double(r.f + p.beta * as_f(z))
-                 : from_int(static_cast<std::int64_t>(static_cast<std::uint64_t>(r.i) +
-                                                      beta_i * static_cast<std::uint64_t>(as_i(z))));
+                 : from_int(
+                       static_cast<std::int64_t>(static_cast<std::uint64_t>(r.i) +
+                                                 beta_i * static_cast<std::uint64_t>(as_i(z))));
         }
         store(out, out_dtype, o0 + i * p.out_row_stride + j * p.out_col_stride, r);
       }

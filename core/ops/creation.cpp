@@ -1,0 +1,151 @@
+// The creation wrappers: lengths and value formulas, the "fill" launch.
+#include "core/ops/creation.hpp"
+
+#include <cmath>
+#include <initializer_list>
+#include <mutex>
+#include <string>
+
+#include "core/kernel_abi.hpp"
+#include "core/ops/elementwise_launch.hpp"
+
+namespace nbx::ops {
+namespace {
+
+void launch_fill(const abi::FillParams& p, const Tensor& out, const Tensor* in) {
+  KernelBuffer buffers[2] = {{out.storage()->memory(), true}, {}};
+  if (in) buffers[1] = {in->storage()->memory(), false};
+  KernelLaunch kl;
+  kl.kernel = "fill";
+  kl.buffers = std::span<const KernelBuffer>(buffers, in ? 2 : 1);
+  kl.params = std::as_bytes(std::span<const abi::FillParams>(&p, 1));
+  DeviceContext& ctx = out.device().context();
+  std::lock_guard lock(ctx.launch_mutex());
+  ctx.backend_device().launch(kl);
+}
+
+// The parameter block of a 1-d range of `n` elements written into a fresh `out`.
+abi::FillParams range_params(abi::FillOp op, const Tensor& out) {
+  abi::FillParams p{};
+  p.op = op;
+  p.out_dtype = static_cast<std::int32_t>(out.dtype());
+  p.ndim = 1;
+  p.numel = out.numel();
+  p.sizes[0] = out.numel();
+  p.out_strides[0] = 1;
+  return p;
+}
+
+Tensor triangle(const char* name, abi::FillOp op, const Tensor& x, std::int64_t diagonal) {
+  if (!x.defined()) throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
+  if (x.dim() < 2)
+    throw InvalidArgument(name, std::string(name) +
+                                    ": the input must have at least 2 dims (got "
+                                    "shape " +
+                                    to_string(x.shape()) + ").");
+  detail::require_dtype_support(name, x.dtype(), x.device());
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  if (out.numel() == 0) return out;
+  abi::FillParams p{};
+  p.op = op;
+  p.out_dtype = p.in_dtype = static_cast<std::int32_t>(x.dtype());
+  p.ndim = x.dim();
+  p.numel = x.numel();
+  const Strides os = out.strides();
+  for (int d = 0; d < x.dim(); ++d) {
+    p.sizes[d] = x.shape()[d];
+    p.out_strides[d] = os[d];
+    p.in_strides[d] = x.strides()[d];
+  }
+  p.in_offset = x.offset();
+  p.diagonal = diagonal;
+  launch_fill(p, out, &x);
+  return out;
+}
+
+// The dtype a range's values are computed in. Integer ranges: int64 (exact past 2^53), or
+// int32 on a device without int64 when the ends fit. Floating ranges: float64 where the
+// output is float64 or an integer (a fractional step, truncated per element) and the device
+// has fp64, else float32 — what PyTorch's kernels do for each dtype.
+DType range_compute_dtype(bool integral, DType out, const Device& device,
+                          std::initializer_list<Scalar> ends) {
+  const Capabilities& caps = device.capabilities();
+  if (integral) {
+    bool fits32 = true;
+    for (const Scalar& v : ends) fits32 = fits32 && std::fabs(v.to_double()) < 2147483648.0;
+    return caps.int64.value || !fits32 ? DType::kInt64 : DType::kInt32;
+  }
+  const bool wide = out == DType::kFloat64 || (!is_floating(out) && caps.fp64.value);
+  return wide ? DType::kFloat64 : DType::kFloat32;
+}
+
+}  // namespace
+
+Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device) {
+  return Tensor::full(shape, value, dtype, device);
+}
+
+Tensor fill(const Tensor& like, Scalar value) {
+  if (!like.defined()) throw InvalidArgument("fill", "fill: the tensor is undefined.");
+  return Tensor::full(like.shape(), value, like.dtype(), like.device());
+}
+
+Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, const Device& device) {
+  const double s = start.to_double(), e = end.to_double(), d = step.to_double();
+  if (d == 0 || !std::isfinite(d) || !std::isfinite(s) || !std::isfinite(e))
+    throw InvalidArgument("arange", "arange: step must be non-zero and bounds finite (start " +
+                                        start.str() + ", end " + end.str() + ", step " +
+                                        step.str() + ").");
+  if ((d > 0 && e < s) || (d < 0 && e > s))
+    throw InvalidArgument("arange", "arange: the step " + step.str() +
+                                        " walks away from the end (start " + start.str() +
+                                        ", end " + end.str() + ").");
+  const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
+  const std::int64_t n =
+      integral ? (end.to_int() - start.to_int() + step.to_int() - (step.to_int() > 0 ? 1 : -1)) /
+                     step.to_int()
+               : static_cast<std::int64_t>(std::ceil((e - s) / d));
+  const DType compute = range_compute_dtype(integral, dtype, device, {start, end});
+  for (DType t : {dtype, compute}) detail::require_dtype_support("arange", t, device);
+  Tensor out = Tensor::empty({n}, dtype, device);
+  if (n == 0) return out;
+  abi::FillParams p = range_params(abi::kFill_arange, out);
+  p.in_dtype = static_cast<std::int32_t>(compute);
+  p.start = {s, start.to_int()};
+  p.step = {d, step.to_int()};
+  p.end = {e, end.to_int()};
+  launch_fill(p, out, nullptr);
+  return out;
+}
+
+Tensor linspace(Scalar start, Scalar end, std::int64_t steps, DType dtype, const Device& device) {
+  if (steps < 0)
+    throw InvalidArgument("linspace", "linspace: the number of steps must be non-negative (got " +
+                                          std::to_string(steps) + ").");
+  if (dtype == DType::kBool)
+    throw InvalidArgument("linspace", "linspace is not defined for bool tensors.");
+  detail::require_dtype_support("linspace", dtype, device);
+  Tensor out = Tensor::empty({steps}, dtype, device);
+  if (steps == 0) return out;
+  // Integer outputs: PyTorch converts the ends to the dtype first, then steps in double.
+  double s = start.to_double(), e = end.to_double();
+  if (!is_floating(dtype)) s = std::trunc(s), e = std::trunc(e);
+  if (steps == 1) e = s;  // a single step is start, not end
+  abi::FillParams p = range_params(abi::kFill_linspace, out);
+  p.in_dtype = static_cast<std::int32_t>(range_compute_dtype(false, dtype, device, {}));
+  const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  p.start = {s, static_cast<std::int64_t>(s)};
+  p.end = {e, static_cast<std::int64_t>(e)};
+  p.step = {step, 0};
+  launch_fill(p, out, nullptr);
+  return out;
+}
+
+Tensor triu(const Tensor& x, std::int64_t diagonal) {
+  return triangle("triu", abi::kFill_triu, x, diagonal);
+}
+Tensor tril(const Tensor& x, std::int64_t diagonal) {
+  return triangle("tril", abi::kFill_tril, x, diagonal);
+}
+
+}  // namespace nbx::ops

@@ -1,0 +1,40 @@
+// Creation and shape helpers, PyTorch semantics. Values are made on the device by the
+// "fill" kernel family (arange, linspace, triu, tril) or the elementwise copy (full, fill):
+// no host buffer of numel elements and no host round trip.
+//
+// Errors: InvalidArgument for negative sizes, a zero or NaN arange step, a step walking away
+// from the end, negative linspace steps, triu/tril on fewer than 2 dims; Unsupported when
+// the device lacks the dtype (fp64, int64, …). OutOfMemory as any allocation.
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.hpp"
+
+namespace nbx::ops {
+
+// A new tensor of `shape` filled with `value` (torch.full).
+Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device = host_device());
+// A new tensor shaped, typed and placed like `like`, filled with `value` (torch.full_like).
+// Tensors are never written in place in nbx, so this is the form `fill_` takes.
+Tensor fill(const Tensor& like, Scalar value);
+
+// [start, end) by step (torch.arange): ceil((end - start) / step) elements, value i being
+// start + i * step, computed in int64 when start and step are integers, else in floating point.
+Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype,
+              const Device& device = host_device());
+
+// `steps` evenly spaced values from start to end inclusive (torch.linspace), by PyTorch's
+// symmetric formula (the first half from start, the second from end), so both ends are
+// exact. steps = 1 gives [start]; steps = 0 an empty tensor. Integer dtypes truncate start
+// and end first, as PyTorch does.
+Tensor linspace(Scalar start, Scalar end, std::int64_t steps, DType dtype,
+                const Device& device = host_device());
+
+// The upper / lower triangle over the last two dims of any batch: elements with
+// col - row >= diagonal (triu) or <= diagonal (tril) are kept, the rest are zero. Any dtype;
+// the result is a new contiguous tensor.
+Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
+Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
+
+}  // namespace nbx::ops

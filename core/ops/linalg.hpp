@@ -1,0 +1,82 @@
+// Matrix products, PyTorch semantics, all through the one "matmul" kernel family
+// (out[b] = alpha * A[b] @ B[b] + beta * addend[b]). Transposed and strided operands are
+// read through their strides and broadcast batch dims through stride 0: no copies.
+//
+// dtypes: float16, bfloat16, float32, float64 and the integer types (as PyTorch on CPU;
+// integer products wrap). Both operands (and the addend) must share one dtype. Half types
+// accumulate in float32 on GPUs, the host reference in float64. On a device without native
+// bf16 (the sm_70/sm_75 class) a float16 product returns float32, as overflow protection —
+// plan_matmul() says so, and `nbx explain` shows it.
+//
+// Errors: InvalidArgument for undefined tensors, ranks an op does not take, shapes that do
+// not multiply or broadcast (the message names both shapes), mixed dtypes or devices, bool
+// tensors, and a non-integral alpha/beta with integer tensors; Unsupported when the device
+// lacks a dtype (fp64, int64, …) or its shared memory holds no matmul tile.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/capabilities.hpp"
+#include "core/tensor.hpp"
+
+namespace nbx::ops {
+
+// One decision of a plan, for `nbx explain`.
+struct PlanChoice {
+  std::string what;        // "out_dtype", "accumulate_dtype", "tile", "num_stages"
+  std::string value;       // "float32", "128x128x32", "3"
+  std::string capability;  // the capability key that drove it ("bf16", …); "" for a fixed rule
+  std::string source;      // that capability's provenance; "" for a fixed rule
+  std::string reason;      // one sentence
+};
+
+// What a matmul of `in_dtype` operands does on a device. Tiles come from a fixed list of
+// shapes (largest first: 128x128x32, 128x64x32, 64x64x32, 64x64x16, 32x32x16, 16x16x16); the
+// first whose pipelined footprint num_stages * (tile_m + tile_n) * tile_k * itemsize fits
+// shared_memory.per_block is taken, with as many stages (≤ pipelining.max_num_stages, ≤ 4)
+// as fit, and at least 2 where the device pipelines at all.
+struct MatmulPlan {
+  DType in_dtype = DType::kFloat32;
+  DType out_dtype = DType::kFloat32;
+  DType accumulate_dtype = DType::kFloat32;
+  int tile_m = 0, tile_n = 0, tile_k = 0;
+  int num_stages = 1;
+  std::int64_t shared_memory_bytes = 0;  // the tiles' footprint, all stages
+  std::int64_t shared_memory_limit = 0;  // shared_memory.per_block
+  std::vector<PlanChoice> choices;
+};
+
+// Works without a device (capabilities of an absent architecture from its device file).
+// Throws InvalidArgument for bool; Unsupported (naming `op`, caps.device and the key) when
+// the capabilities lack the dtype or no tile fits the shared memory.
+MatmulPlan plan_matmul(DType in_dtype, const Capabilities& caps, const std::string& op = "matmul");
+
+// The shape torch.matmul gives for operands of shapes `a` and `b`. Throws InvalidArgument
+// naming both shapes.
+Shape matmul_shape(const Shape& a, const Shape& b);
+
+// torch.matmul: 1-d·1-d dot (0-d), 2-d·1-d mv, 1-d·2-d (a row vector, squeezed back),
+// 2-d·2-d mm, and batched products whose batch dims broadcast.
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);      // 2-d × 2-d
+Tensor mv(const Tensor& mat, const Tensor& vec);  // 2-d × 1-d
+Tensor bmm(const Tensor& a, const Tensor& b);     // 3-d × 3-d, equal batch sizes
+Tensor dot(const Tensor& a, const Tensor& b);     // 1-d × 1-d, equal lengths → 0-d
+// beta * input + alpha * (m1 @ m2); input broadcasts to the product's shape. With beta 0
+// the input is not read (NaN there does not propagate), as PyTorch's.
+Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, double beta = 1,
+             double alpha = 1);
+Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, double beta = 1,
+               double alpha = 1);
+Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, double beta = 1,
+             double alpha = 1);
+// beta * input + alpha * outer(vec1, vec2).
+Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, double beta = 1,
+            double alpha = 1);
+// x @ weight^T + bias: x is (*, in), weight (out, in) or (in), bias broadcasts to the result.
+Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias = {});
+
+}  // namespace nbx::ops

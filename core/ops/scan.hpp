@@ -1,0 +1,27 @@
+// Inclusive scans along one dim, PyTorch semantics.
+//
+// cumsum / cumprod: integer and bool inputs give int64 (as sum does) unless `dtype` asks
+// otherwise, in which case the input is cast first; float16/bfloat16 accumulate in float32
+// on GPUs (the host reference in float64) and keep their dtype.
+// cummax / cummin: values of the input's dtype and int64 indices. Ties take the later
+// index; a NaN, once seen, stays the running value, and each NaN takes the index (PyTorch's
+// cummax_cummin_helper).
+// A 0-d input scans as one element (dim 0 or -1). Zero-size inputs give zero-size outputs.
+// Throws InvalidArgument for an undefined tensor or an out-of-range dim; Unsupported when
+// the device lacks a dtype the scan needs (int64 for integer sums, fp64 …).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "core/ops/reduce.hpp"  // ValuesAndIndices
+#include "core/tensor.hpp"
+
+namespace nbx::ops {
+
+Tensor cumsum(const Tensor& x, std::int64_t dim, std::optional<DType> dtype = {});
+Tensor cumprod(const Tensor& x, std::int64_t dim, std::optional<DType> dtype = {});
+ValuesAndIndices cummax(const Tensor& x, std::int64_t dim);
+ValuesAndIndices cummin(const Tensor& x, std::int64_t dim);
+
+}  // namespace nbx::ops

@@ -1,0 +1,298 @@
+// Matrix products on the host: hand-computed products, identities against a naive triple
+// loop on seeded data, strided/transposed/broadcast operands, shape errors, and the plan.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/capability_resolver.hpp"
+#include "nbx/nbx.hpp"
+
+using namespace nbx;
+
+namespace {
+using F = std::vector<float>;
+using D = std::vector<double>;
+Tensor f32(F v, Shape s) {
+  return Tensor::from_host(v, s);
+}
+D seeded(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-3.0, 3.0);
+  D v(n);
+  for (double& x : v) x = dist(rng);
+  return v;
+}
+// Row-major a (m×k) times b (k×n), the plainest loop there is.
+D naive(const D& a, const D& b, int m, int k, int n) {
+  D c(static_cast<std::size_t>(m * n), 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int q = 0; q < k; ++q)
+        c[static_cast<std::size_t>(i * n + j)] +=
+            a[static_cast<std::size_t>(i * k + q)] * b[static_cast<std::size_t>(q * n + j)];
+  return c;
+}
+void check_close(const D& got, const D& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    CHECK(got[i] == doctest::Approx(want[i]).epsilon(1e-12));
+}
+bool message_has(const std::function<void()>& f, const std::string& text) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return std::string(e.what()).find(text) != std::string::npos;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("hand-computed products: mm, dot, mv, vector-matrix") {
+  const Tensor a = f32({1, 2, 3, 4}, {2, 2});
+  const Tensor b = f32({5, 6, 7, 8}, {2, 2});
+  CHECK(ops::matmul(a, b).to_host<float>() == F{19, 22, 43, 50});
+  CHECK(ops::mm(b, a).to_host<float>() == F{23, 34, 31, 46});
+  const Tensor r = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  const Tensor c = f32({7, 8, 9, 10, 11, 12}, {3, 2});
+  const Tensor rc = ops::matmul(r, c);
+  CHECK(rc.shape() == Shape{2, 2});
+  CHECK(rc.to_host<float>() == F{58, 64, 139, 154});
+  const Tensor d = ops::dot(f32({1, 2, 3}, {3}), f32({4, 5, 6}, {3}));
+  CHECK(d.shape() == Shape{});
+  CHECK(d.item().to_double() == 32.0);
+  CHECK(ops::matmul(f32({1, 2, 3}, {3}), f32({4, -5, 6}, {3})).item().to_double() == 12.0);
+  const Tensor v = f32({1, 0.5f, -1}, {3});
+  CHECK(ops::mv(r, v).to_host<float>() == F{-1, 0.5f});
+  CHECK(ops::matmul(r, v).shape() == Shape{2});
+  CHECK(ops::matmul(r, v).to_host<float>() == F{-1, 0.5f});
+  const Tensor row = ops::matmul(f32({1, 2}, {2}), b);
+  CHECK(row.shape() == Shape{2});
+  CHECK(row.to_host<float>() == F{19, 22});
+}
+
+TEST_CASE("A @ I = A and (AB)^T = B^T A^T on seeded data, against a naive loop") {
+  const unsigned seed = 1130;
+  INFO("seed " << seed);
+  const int m = 5, k = 7, n = 3;
+  const D av = seeded(m * k, seed), bv = seeded(k * n, seed + 1);
+  const Tensor A = Tensor::from_host(av, {m, k});
+  const Tensor B = Tensor::from_host(bv, {k, n});
+  D eye(k * k, 0.0);
+  for (int i = 0; i < k; ++i) eye[static_cast<std::size_t>(i * k + i)] = 1.0;
+  CHECK(ops::matmul(A, Tensor::from_host(eye, {k, k})).to_host<double>() == av);
+  const D ab = naive(av, bv, m, k, n);
+  check_close(ops::matmul(A, B).to_host<double>(), ab);
+  // B^T A^T through transposed views (strides swapped, no copies) is (AB)^T.
+  const Tensor bt_at = ops::matmul(B.transpose(0, 1), A.transpose(0, 1));
+  CHECK(bt_at.shape() == Shape{n, m});
+  check_close(bt_at.transpose(0, 1).contiguous().to_host<double>(), ab);
+}
+
+TEST_CASE("strided operands: a stepped slice and a transposed storage") {
+  const unsigned seed = 77;
+  INFO("seed " << seed);
+  // A stored as its transpose (k×m), B every other row of a (2k)×n buffer.
+  const int m = 4, k = 3, n = 5;
+  const D at = seeded(k * m, seed), b2 = seeded(2 * k * n, seed + 1);
+  const Tensor A = Tensor::from_host(at, {k, m}).transpose(0, 1);
+  const Tensor B = Tensor::from_host(b2, {2 * k, n}).slice(0, 0, 2 * k, 2);
+  D a(m * k), b(k * n);
+  for (int i = 0; i < m; ++i)
+    for (int q = 0; q < k; ++q)
+      a[static_cast<std::size_t>(i * k + q)] = at[static_cast<std::size_t>(q * m + i)];
+  for (int q = 0; q < k; ++q)
+    for (int j = 0; j < n; ++j)
+      b[static_cast<std::size_t>(q * n + j)] = b2[static_cast<std::size_t>(2 * q * n + j)];
+  check_close(ops::matmul(A, B).to_host<double>(), naive(a, b, m, k, n));
+}
+
+TEST_CASE("batched products broadcast their batch dims") {
+  const unsigned seed = 4242;
+  INFO("seed " << seed);
+  const int m = 3, k = 4, n = 2;
+  const D av = seeded(2 * m * k, seed), bv = seeded(5 * k * n, seed + 1);
+  const Tensor A = Tensor::from_host(av, {2, 1, m, k});
+  const Tensor B = Tensor::from_host(bv, {5, k, n});
+  const Tensor C = ops::matmul(A, B);
+  REQUIRE(C.shape() == Shape{2, 5, m, n});
+  const D got = C.to_host<double>();
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 5; ++j) {
+      const D a(av.begin() + i * m * k, av.begin() + (i + 1) * m * k);
+      const D b(bv.begin() + j * k * n, bv.begin() + (j + 1) * k * n);
+      const D want = naive(a, b, m, k, n);
+      const D part(got.begin() + (i * 5 + j) * m * n, got.begin() + (i * 5 + j + 1) * m * n);
+      check_close(part, want);
+    }
+  // A 3-d batch times a 1-d vector, and a 1-d vector times a 3-d batch.
+  const Tensor v = f32({1, -1, 2, 0.5f}, {4});
+  const Tensor batch = Tensor::from_host(bv, {5, k, n}).transpose(1, 2);  // [5, n, k]
+  CHECK(ops::matmul(batch, v.to(float64)).shape() == Shape{5, n});
+  CHECK(ops::matmul(v.to(float64), Tensor::from_host(bv, {5, k, n})).shape() == Shape{5, n});
+  const D bm = ops::matmul(v.to(float64), Tensor::from_host(bv, {5, k, n})).to_host<double>();
+  const D vd = {1, -1, 2, 0.5};
+  check_close(D(bm.begin(), bm.begin() + n), naive(vd, D(bv.begin(), bv.begin() + k * n), 1, k, n));
+}
+
+TEST_CASE("bmm, addmm, baddbmm, addmv, addr with beta and alpha") {
+  const Tensor m1 = f32({1, 2, 3, 4}, {2, 2});
+  const Tensor m2 = f32({5, 6, 7, 8}, {2, 2});
+  // 0.5 * [10, 20] (broadcast over rows) + 2 * [[19, 22], [43, 50]]
+  CHECK(ops::addmm(f32({10, 20}, {2}), m1, m2, 0.5, 2).to_host<float>() == F{43, 54, 91, 110});
+  CHECK(ops::addmm(f32({1, 2, 3, 4}, {2, 2}), m1, m2).to_host<float>() == F{20, 24, 46, 54});
+  // With beta 0 the input is not read: its NaN does not propagate.
+  CHECK(ops::addmm(f32({NAN, NAN}, {2}), m1, m2, 0).to_host<float>() == F{19, 22, 43, 50});
+  const Tensor b1 = f32({1, 2, 3, 4, -1, 0, 0, -1}, {2, 2, 2});
+  const Tensor b2 = f32({5, 6, 7, 8, 2, 3, 4, 5}, {2, 2, 2});
+  CHECK(ops::bmm(b1, b2).to_host<float>() == F{19, 22, 43, 50, -2, -3, -4, -5});
+  // input [2, 1, 1]: one value per batch entry.
+  CHECK(ops::baddbmm(f32({100, 200}, {2, 1, 1}), b1, b2).to_host<float>() ==
+        F{119, 122, 143, 150, 198, 197, 196, 195});
+  CHECK(ops::addmv(f32({1}, {1}), m1, f32({1, 1}, {2})).to_host<float>() == F{4, 8});
+  CHECK(ops::addmv(f32({1, -1}, {2}), m1, f32({2, 1}, {2}), 2, -1).to_host<float>() == F{-2, -12});
+  CHECK(ops::addr(f32({1, 1, 1, 1}, {2, 2}), f32({1, 2}, {2}), f32({3, 4}, {2}), 3, 2)
+            .to_host<float>() == F{9, 11, 15, 19});
+  CHECK_THROWS_AS(ops::bmm(b1, f32({1, 2, 3, 4}, {1, 2, 2})), InvalidArgument);
+  CHECK_THROWS_AS(ops::addmm(f32({1, 2, 3}, {3}), m1, m2), InvalidArgument);
+}
+
+TEST_CASE("linear = x @ weight^T + bias, for 1-d, 2-d and 3-d inputs") {
+  const unsigned seed = 99;
+  INFO("seed " << seed);
+  const D wv = seeded(4 * 3, seed), xv = seeded(2 * 5 * 3, seed + 1);
+  const D bias = {0.25, -1, 2, 3.5};
+  const Tensor w = Tensor::from_host(wv, {4, 3});
+  const Tensor x = Tensor::from_host(xv, {2, 5, 3});
+  const Tensor y = ops::linear(x, w, Tensor::from_host(bias, {4}));
+  REQUIRE(y.shape() == Shape{2, 5, 4});
+  D wt(3 * 4);
+  for (int o = 0; o < 4; ++o)
+    for (int i = 0; i < 3; ++i)
+      wt[static_cast<std::size_t>(i * 4 + o)] = wv[static_cast<std::size_t>(o * 3 + i)];
+  D want = naive(xv, wt, 10, 3, 4);
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] += bias[i % 4];
+  check_close(y.to_host<double>(), want);
+  const Tensor y1 = ops::linear(Tensor::from_host(D(xv.begin(), xv.begin() + 3), {3}), w);
+  CHECK(y1.shape() == Shape{4});
+  check_close(y1.to_host<double>(), naive(D(xv.begin(), xv.begin() + 3), wt, 1, 3, 4));
+  CHECK(message_has(
+      [&] {
+        ops::linear(x, Tensor::from_host(wv, {3, 4}));
+      },
+      "[2, 5, 3] and [3, 4]"));
+}
+
+TEST_CASE("integer products wrap like PyTorch's CPU ones; alpha/beta must be integers") {
+  const Tensor a = Tensor::from_host(std::vector<std::int32_t>{1, 2, 3, 4}, {2, 2});
+  const Tensor b = Tensor::from_host(std::vector<std::int32_t>{5, 6, 7, 8}, {2, 2});
+  const Tensor c = ops::matmul(a, b);
+  CHECK(c.dtype() == int32);
+  CHECK(c.to_host<std::int32_t>() == std::vector<std::int32_t>{19, 22, 43, 50});
+  const Tensor i8 = Tensor::from_host(std::vector<std::int8_t>{100, 100}, {2});
+  CHECK(ops::dot(i8, Tensor::from_host(std::vector<std::int8_t>{1, 1}, {2})).item().to_int() ==
+        -56);
+  CHECK(ops::addmm(a, a, b, 2, 3).to_host<std::int32_t>() ==
+        std::vector<std::int32_t>{59, 70, 135, 158});
+  CHECK_THROWS_AS(ops::addmm(a, a, b, 0.5), InvalidArgument);
+}
+
+TEST_CASE("half types keep their dtype on the host (native bf16) and round once") {
+  const Tensor a = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  const Tensor b = f32({0.5f, -1, 2, 0.25f, -3, 1}, {3, 2});
+  for (DType t : {float16, bfloat16}) {
+    const Tensor c = ops::matmul(a.to(t), b.to(t));
+    CHECK(c.dtype() == t);
+    CHECK(c.to(float32).to_host<float>() == F{-4.5f, 2.5f, -6.0f, 3.25f});
+  }
+}
+
+TEST_CASE("shape and dtype errors name both shapes") {
+  const Tensor a = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK(message_has([&] { ops::matmul(a, a); }, "[2, 3] and [2, 3]"));
+  const Tensor b3 = Tensor::full({2, 3, 2}, 1.5, float32),
+               c3 = Tensor::full({3, 2, 4}, 1.5, float32);
+  CHECK(message_has([&] { ops::matmul(b3, c3); }, "[2, 3, 2] and [3, 2, 4]"));
+  CHECK(message_has([&] { ops::dot(f32({1, 2}, {2}), f32({1, 2, 3}, {3})); }, "[2] and [3]"));
+  CHECK_THROWS_AS(ops::matmul(Tensor::full({}, 2.0, float32), a), InvalidArgument);
+  CHECK_THROWS_AS(ops::matmul(a, a.transpose(0, 1).to(float64)), InvalidArgument);
+  const Tensor bools = Tensor::from_host(std::vector<bool>{true, false}, {2});
+  CHECK_THROWS_AS(ops::dot(bools, bools), InvalidArgument);
+  CHECK_THROWS_AS(ops::mm(a, f32({1, 2, 3}, {3})), InvalidArgument);
+  CHECK(message_has([&] { ops::matmul_shape({2, 3}, {4, 5}); }, "[2, 3] and [4, 5]"));
+  CHECK(ops::matmul_shape({7, 1, 2, 3}, {5, 3, 4}) == Shape{7, 5, 2, 4});
+}
+
+TEST_CASE("zero-size products: empty outputs, and k = 0 gives beta * input") {
+  CHECK(ops::matmul(Tensor::empty({0, 3}, float32), Tensor::full({3, 2}, 1.5, float32)).shape() ==
+        Shape{0, 2});
+  const Tensor z = ops::matmul(Tensor::empty({2, 0}, float32), Tensor::empty({0, 3}, float32));
+  CHECK(z.to_host<float>() == F(6, 0.0f));
+  CHECK(ops::addmm(f32({1, 2, 3}, {3}), Tensor::empty({2, 0}, float32),
+                   Tensor::empty({0, 3}, float32), 2)
+            .to_host<float>() == F{2, 4, 6, 2, 4, 6});
+}
+
+TEST_CASE("plan_matmul: float16 output follows native bf16; tiles fit shared memory") {
+  const Capabilities& host = host_device().capabilities();
+  const ops::MatmulPlan native = ops::plan_matmul(float16, host);
+  CHECK(native.out_dtype == float16);
+  CHECK(native.accumulate_dtype == float32);
+  Capabilities emulated = host;
+  emulated.bf16.value = Bf16Support::kEmulated;
+  const ops::MatmulPlan guarded = ops::plan_matmul(float16, emulated);
+  CHECK(guarded.out_dtype == float32);
+  REQUIRE(!guarded.choices.empty());
+  CHECK(guarded.choices[0].what == "out_dtype");
+  CHECK(guarded.choices[0].capability == "bf16");
+  CHECK(ops::plan_matmul(bfloat16, emulated).out_dtype == bfloat16);
+  CHECK(ops::plan_matmul(float32, emulated).out_dtype == float32);
+
+  CHECK(ops::plan_matmul(float16, capabilities_for_arch("nvidia/sm_70")).out_dtype == float32);
+  CHECK(ops::plan_matmul(float16, capabilities_for_arch("nvidia/sm_90")).out_dtype == float16);
+  for (const char* arch : {"nvidia/sm_70", "nvidia/sm_90", "amd/gfx90a", "mesa/llvmpipe", "host"})
+    for (DType t : {float16, bfloat16, float32, float64}) {
+      const Capabilities caps = capabilities_for_arch(arch);
+      if (t == float64 && !caps.fp64.value) continue;
+      INFO(arch << " " << dtype_name(t));
+      const ops::MatmulPlan p = ops::plan_matmul(t, caps);
+      CHECK(p.shared_memory_bytes <= caps.shared_memory_per_block.value);
+      CHECK(p.shared_memory_bytes == static_cast<std::int64_t>(p.num_stages) *
+                                         (p.tile_m + p.tile_n) * p.tile_k *
+                                         static_cast<std::int64_t>(dtype_size(t)));
+      CHECK(p.num_stages >= 1);
+      CHECK(p.num_stages <= std::max(1, caps.pipelining.max_num_stages.value));
+    }
+  // A 48 KB device keeps a 3-stage 128x128x32 bf16 pipeline; a 16 KB one gets smaller tiles.
+  Capabilities small = capabilities_for_arch("nvidia/sm_90");
+  small.shared_memory_per_block.value = 49152;
+  const ops::MatmulPlan p48 = ops::plan_matmul(bfloat16, small);
+  CHECK(p48.tile_m == 128);
+  CHECK(p48.tile_n == 128);
+  CHECK(p48.num_stages == 3);
+  small.shared_memory_per_block.value = 16384;
+  const ops::MatmulPlan p16 = ops::plan_matmul(bfloat16, small);
+  CHECK(p16.tile_m * p16.tile_n < 128 * 128);
+  CHECK(p16.num_stages >= 2);
+  small.shared_memory_per_block.value = 512;
+  try {
+    ops::plan_matmul(float32, small);
+    FAIL("a 512-byte shared memory should refuse");
+  } catch (const Unsupported& e) {
+    CHECK(e.capability() == "shared_memory.per_block");
+  }
+  Capabilities no_fp64 = host;
+  no_fp64.fp64.value = false;
+  try {
+    ops::plan_matmul(float64, no_fp64);
+    FAIL("float64 without fp64 should refuse");
+  } catch (const Unsupported& e) {
+    CHECK(e.capability() == "fp64");
+  }
+  CHECK_THROWS_AS(ops::plan_matmul(DType::kBool, host), InvalidArgument);
+}
