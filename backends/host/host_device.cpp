@@ -85,11 +85,14 @@ class HostDevice final : public BackendDevice {
     if (k == "reduce") return run_reduce(params_as<abi::ReduceParams>(launch), launch.buffers);
     if (k == "softmax") return run_softmax(params_as<abi::SoftmaxParams>(launch), launch.buffers);
     if (k == "norm") return run_norm(params_as<abi::NormParams>(launch), launch.buffers);
+    if (k == "scan") return run_scan(params_as<abi::ScanParams>(launch), launch.buffers);
+    if (k == "matmul") return run_matmul(params_as<abi::MatmulParams>(launch), launch.buffers);
+    if (k == "fill") return run_fill(params_as<abi::FillParams>(launch), launch.buffers);
     // Families are added here as their host reference lands.
     throw Internal("The host backend has no " + std::string(k) + " kernel.");
   }
   bool has_kernel_impl(std::string_view kernel) const override {
-    for (const char* k : {"elementwise", "reduce", "softmax", "norm"})
+    for (const char* k : {"elementwise", "reduce", "softmax", "norm", "scan", "matmul", "fill"})
       if (kernel == k) return true;
     return false;
   }
