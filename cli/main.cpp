@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/cli_commands.hpp"
 #include "cli/cli_main_commands.hpp"
 #include "core/errors.hpp"
 #include "nbx_config.h"
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("nbx ") + NBX_VERSION);
   app.require_subcommand(1);
   nbx::cli::register_devices_command(app);
+  nbx::cli::register_caps_command(app);
+  nbx::cli::register_device_files_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -38,6 +38,9 @@ struct DeviceProperties {
   std::uint64_t total_memory = 0;  // bytes
   int compute_units = 0;           // SMs, CUs, or host threads
 
+  // bf16: true = the device can hold and compute bfloat16 tensors. Whether that is native
+  // arithmetic or float32 emulation is told by extra["bf16"] ("native …" / "emulated (why)");
+  // without that entry, true means native.
   std::optional<bool> fp64, fp16, bf16, int64, int8;
   std::optional<int> subgroup_size;  // the size kernels run with
   std::vector<int> subgroup_sizes;   // all sizes the device allows (subgroup size control)
@@ -47,7 +50,8 @@ struct DeviceProperties {
   std::optional<std::int64_t> l2_cache_bytes;
   std::optional<std::string> matrix_unit;  // "mma", "wgmma", "coopmat", … when the runtime says
   std::optional<std::uint32_t> max_push_constant_bytes;  // Vulkan
-  // Anything else worth showing (extensions, limits): printed by `nbx devices -v`.
+  // Anything else worth showing (extensions, limits): printed by `nbx devices -v`. A key
+  // "source.<capability>" names the runtime query behind a value, for provenance.
   std::map<std::string, std::string> extra;
 };
 

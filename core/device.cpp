@@ -3,32 +3,12 @@
 #include <cstdlib>
 #include <map>
 
+#include "core/capability_resolver.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 
 namespace nbx {
 namespace {
-
-// Capabilities from the runtime's own answers only. Used until the device-file resolver
-// is wired in; every value says it came from the runtime.
-Capabilities interim_capabilities(const BackendDevice& dev) {
-  const DeviceProperties& p = dev.properties();
-  Capabilities c;
-  c.device = dev.display_name();
-  const std::string rt = "runtime (" + dev.id().backend + ")";
-  auto set_bool = [&](Capability<bool>& cap, const std::optional<bool>& v) {
-    if (v) cap = {*v, rt};
-  };
-  set_bool(c.fp64, p.fp64);
-  set_bool(c.fp16, p.fp16);
-  set_bool(c.int64, p.int64);
-  set_bool(c.int8, p.int8);
-  if (p.bf16) c.bf16 = {*p.bf16 ? Bf16Support::kNative : Bf16Support::kEmulated, rt};
-  if (p.subgroup_size) c.subgroup_size = {*p.subgroup_size, rt};
-  if (p.max_threads_per_block) c.max_threads_per_block = {*p.max_threads_per_block, rt};
-  if (p.shared_memory_per_block) c.shared_memory_per_block = {*p.shared_memory_per_block, rt};
-  return c;
-}
 
 std::mutex& registry_mutex() {
   static std::mutex m;
@@ -67,7 +47,7 @@ Device open(const DeviceId& id) {
   if (auto it = devices.find(id); it != devices.end()) return Device(it->second);
   Backend& backend = backend_by_name(id.backend);
   std::unique_ptr<BackendDevice> dev = backend.open(id.index);
-  Capabilities caps = interim_capabilities(*dev);
+  Capabilities caps = resolve_capabilities(id.backend, dev->properties(), dev->display_name());
   auto ctx = std::make_shared<DeviceContext>(std::move(dev), std::move(caps));
   devices.emplace(id, ctx);
   return Device(ctx);

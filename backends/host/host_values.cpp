@@ -21,6 +21,20 @@ I saturating_cast(double v) {
   return static_cast<I>(t);
 }
 
+// The double nearest x toward zero, with its last bit set when inexact ("round to odd"):
+// rounding that double again to a format of fewer than 52 fraction bits gives the correctly
+// rounded result of x.
+double round_to_odd_double(long double x) {
+  double d = static_cast<double>(x);
+  if (static_cast<long double>(d) == x) return d;
+  if (std::fabs(static_cast<long double>(d)) > std::fabs(x)) d = std::nextafter(d, 0.0);
+  std::uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  bits |= 1;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
 }  // namespace
 
 Value load(const std::byte* base, DType t, std::int64_t index) {
@@ -63,11 +77,14 @@ void store(std::byte* base, DType t, std::int64_t index, const Value& v) {
     // int64 → float goes through long double (64-bit mantissa): one rounding, not two.
     const long double x =
         v.is_float ? static_cast<long double>(v.f) : static_cast<long double>(v.i);
+    // For the 16-bit formats the value passes through double, which is exact unless an
+    // int64 exceeds 2^53; then round to odd keeps the final rounding correct.
+    const double d = v.is_float ? v.f : round_to_odd_double(x);
     switch (t) {
       case DType::kFloat16:
-        return put(double_to_half_bits(static_cast<double>(x)));
+        return put(double_to_half_bits(d));
       case DType::kBFloat16:
-        return put(double_to_bf16_bits(static_cast<double>(x)));
+        return put(double_to_bf16_bits(d));
       case DType::kFloat32:
         return put(static_cast<float>(x));
       default:

@@ -105,30 +105,34 @@ DType widening_dtype_for_division(const Device& device, std::span<const LaunchIn
   return DType::kFloat32;
 }
 
-void check_scalar_fits(std::string_view op, const Scalar& s, DType t) {
-  if (s.is_floating() || !is_integral(t, false)) return;
-  const std::int64_t v = s.to_int();
-  std::int64_t lo = 0, hi = 0;
-  switch (t) {
+// A host scalar meeting an integer computation is converted to that dtype first, wrapping
+// like PyTorch's scalar conversion (uint8 + (-1) adds 255), so `int8 < 1000` compares with
+// -24 on every backend, as PyTorch does.
+abi::ScalarValue scalar_for_compute(const Scalar& s, DType compute) {
+  abi::ScalarValue v = detail::scalar_value(s);
+  if (s.is_floating() || is_floating(compute)) return v;
+  const auto u = static_cast<std::uint64_t>(v.i);
+  switch (compute) {
+    case DType::kBool:
+      v.i = v.i != 0;
+      break;
     case DType::kInt8:
-      lo = INT8_MIN, hi = INT8_MAX;
+      v.i = static_cast<std::int8_t>(static_cast<std::uint8_t>(u));
       break;
     case DType::kUInt8:
-      lo = 0, hi = UINT8_MAX;
+      v.i = static_cast<std::uint8_t>(u);
       break;
     case DType::kInt16:
-      lo = INT16_MIN, hi = INT16_MAX;
+      v.i = static_cast<std::int16_t>(static_cast<std::uint16_t>(u));
       break;
     case DType::kInt32:
-      lo = INT32_MIN, hi = INT32_MAX;
+      v.i = static_cast<std::int32_t>(static_cast<std::uint32_t>(u));
       break;
     default:
-      return;
+      break;
   }
-  if (v < lo || v > hi)
-    throw InvalidArgument(std::string(op), std::string(op) + ": the scalar " + s.str() +
-                                               " cannot be converted to " + dtype_str(t) +
-                                               " without overflow.");
+  v.f = static_cast<double>(v.i);
+  return v;
 }
 
 struct OpCall {
@@ -200,8 +204,7 @@ Tensor run(const OpCall& call, std::string_view name_override = {}) {
       in.tensor = o.tensor().to(input_dtype);
     } else {
       const Scalar s = as_scalar(o);
-      if (!integer_division) check_scalar_fits(name, s, input_dtype);
-      in.scalar = detail::scalar_value(s);
+      in.scalar = integer_division ? detail::scalar_value(s) : scalar_for_compute(s, input_dtype);
     }
     launch.inputs.push_back(std::move(in));
   }
@@ -425,6 +428,19 @@ Tensor clamp(const Tensor& x, const std::optional<TensorOrScalar>& min,
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight) {
+  // PyTorch's lerp does not promote: start, end and a tensor weight share one floating dtype.
+  const DType t = start.defined() ? start.dtype() : DType::kFloat32;
+  if (!is_floating(t))
+    throw InvalidArgument("lerp", "lerp is not defined for " + dtype_str(t) +
+                                      " operands (it takes floating dtypes).");
+  const bool same =
+      end.defined() && end.dtype() == t && (!weight.is_tensor() || weight.tensor().dtype() == t);
+  if (!same)
+    throw InvalidArgument(
+        "lerp",
+        "lerp: start, end and a tensor weight must share one dtype (start is " + dtype_str(t) +
+            ", end " + (end.defined() ? dtype_str(end.dtype()) : "undefined") +
+            (weight.is_tensor() ? ", weight " + dtype_str(weight.tensor().dtype()) : "") + ").");
   const TensorOrScalar s(start), e(end);
   return run({abi::kOp_lerp, {&s, &e, &weight}});
 }
