@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/capability_resolver.hpp"
+#include "core/registry.hpp"
 #include "nbx/nbx.hpp"
 
 using namespace nbx;
@@ -295,4 +296,27 @@ TEST_CASE("plan_matmul: float16 output follows native bf16; tiles fit shared mem
     CHECK(e.capability() == "fp64");
   }
   CHECK_THROWS_AS(ops::plan_matmul(DType::kBool, host), InvalidArgument);
+}
+
+TEST_CASE("float16 matmul on a device without native bf16 returns float32 (overflow guard)") {
+  // A second host device whose capabilities say bf16 is only emulated, as on sm_70/sm_75.
+  Capabilities caps = host_device().capabilities();
+  caps.bf16.value = Bf16Support::kEmulated;
+  caps.bf16.source = "test (bf16 emulated)";
+  const Device pre_ampere(std::make_shared<DeviceContext>(backend_by_name("host").open(0), caps));
+  // 300 * 300 = 90000 is past float16's largest finite value (65504).
+  const std::vector<float> big = {300, 300};
+  const Tensor a = Tensor::from_host(big, {1, 2}).to(float16);
+  const Tensor b = Tensor::from_host(big, {2, 1}).to(float16);
+  const Tensor native = ops::matmul(a, b);
+  CHECK(native.dtype() == float16);
+  CHECK(std::isinf(native.to(float32).item().to_double()));
+  const Tensor guarded = ops::matmul(a.to(pre_ampere), b.to(pre_ampere));
+  CHECK(guarded.dtype() == float32);
+  CHECK(guarded.item().to_double() == 180000.0);
+  // addmm reads a float16 addend into the float32 output.
+  const Tensor bias = Tensor::from_host(std::vector<float>{0.5f}, {1}).to(float16).to(pre_ampere);
+  CHECK(ops::addmm(bias, a.to(pre_ampere), b.to(pre_ampere)).item().to_double() == 180000.5);
+  CHECK(ops::matmul(a.to(bfloat16).to(pre_ampere), b.to(bfloat16).to(pre_ampere)).dtype() ==
+        bfloat16);
 }
