@@ -96,6 +96,7 @@ void Tensor::require_defined(const char* op) const {
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, const Device& device) {
   check_sizes(shape, "empty");
+  ops::detail::require_dtype_support("empty", dtype, device);
   const std::size_t bytes = static_cast<std::size_t>(nbx::numel(shape)) * dtype_size(dtype);
   auto storage = std::make_shared<Storage>(device, bytes);
   return Tensor(std::move(storage), 0, shape, contiguous_strides(shape), dtype);

@@ -73,12 +73,15 @@ Scalar as_scalar(const TensorOrScalar& o) {
   return o.is_tensor() ? o.tensor().item() : o.scalar();
 }
 
-// Largest |value| of an integer operand, measured on its device through float32: rounding
-// is monotonic, so anything at or above 2^24 still reads as such. One reduction and one
-// scalar read per integer division on a device without fp64 (a rare op).
+// Largest |value| of an integer operand, measured exactly on its device: the extremes by
+// two reductions in the operand's own dtype (abs would wrap at the type's minimum), then
+// their magnitudes on the host. One pair of reductions and scalar reads per integer
+// division on a device without fp64 (a rare op).
 double max_abs_integer(const Tensor& t) {
   if (t.numel() == 0) return 0;
-  return amax(abs(t.to(DType::kFloat32))).item().to_double();
+  const double hi = static_cast<double>(amax(t).item().to_int());
+  const double lo = static_cast<double>(amin(t).item().to_int());
+  return std::max(std::fabs(hi), std::fabs(lo));
 }
 
 // Integer true division widens through float64 where the device has it; otherwise through
