@@ -65,8 +65,8 @@ Tensor triangle(const char* name, abi::FillOp op, const Tensor& x, std::int64_t 
 
 // The dtype a range's values are computed in. Integer ranges: int64 (exact past 2^53), or
 // int32 on a device without int64 when the ends fit. Floating ranges: float64 where the
-// output is float64 or an integer (a fractional step, truncated per element) and the device
-// has fp64, else float32 — what PyTorch's kernels do for each dtype.
+// output is float64, or an integer (linspace steps in double, as PyTorch's) on a device with
+// fp64; else float32.
 DType range_compute_dtype(bool integral, DType out, const Device& device,
                           std::initializer_list<Scalar> ends) {
   const Capabilities& caps = device.capabilities();
@@ -91,29 +91,41 @@ Tensor fill(const Tensor& like, Scalar value) {
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, const Device& device) {
+  const std::string args =
+      " (start " + start.str() + ", end " + end.str() + ", step " + step.str() + ").";
+  if (dtype == DType::kBool)
+    throw InvalidArgument("arange", "arange is not defined for bool tensors" + args);
   const double s = start.to_double(), e = end.to_double(), d = step.to_double();
-  if (d == 0 || !std::isfinite(d) || !std::isfinite(s) || !std::isfinite(e))
-    throw InvalidArgument("arange", "arange: step must be non-zero and bounds finite (start " +
-                                        start.str() + ", end " + end.str() + ", step " +
-                                        step.str() + ").");
-  if ((d > 0 && e < s) || (d < 0 && e > s))
-    throw InvalidArgument("arange", "arange: the step " + step.str() +
-                                        " walks away from the end (start " + start.str() +
-                                        ", end " + end.str() + ").");
-  const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
-  const std::int64_t n =
-      integral ? (end.to_int() - start.to_int() + step.to_int() - (step.to_int() > 0 ? 1 : -1)) /
-                     step.to_int()
-               : static_cast<std::int64_t>(std::ceil((e - s) / d));
+  for (double v : {s, e, d})
+    if (!std::isfinite(v) || std::fabs(v) >= 9.2e18)
+      throw InvalidArgument("arange",
+                            "arange: the bounds and the step must be finite int64-range"
+                            " numbers" +
+                                args);
+  // An integer dtype takes integer bounds and step, truncated toward zero, as PyTorch's
+  // int64 arange does; so does a range whose bounds and step are all integers.
+  const bool integral =
+      !is_floating(dtype) || (!start.is_floating() && !end.is_floating() && !step.is_floating());
+  const std::int64_t si = start.to_int(), ei = end.to_int(), di = step.to_int();
+  if (integral ? di == 0 : d == 0)
+    throw InvalidArgument("arange", "arange: the step must be non-zero" +
+                                        std::string(integral && d != 0 ? " once truncated to an "
+                                                                         "integer"
+                                                                       : "") +
+                                        args);
+  if (integral ? (di > 0 && ei < si) || (di < 0 && ei > si) : (d > 0 && e < s) || (d < 0 && e > s))
+    throw InvalidArgument("arange", "arange: the step walks away from the end" + args);
+  const std::int64_t n = integral ? (ei - si + di - (di > 0 ? 1 : -1)) / di
+                                  : static_cast<std::int64_t>(std::ceil((e - s) / d));
   const DType compute = range_compute_dtype(integral, dtype, device, {start, end});
   for (DType t : {dtype, compute}) detail::require_dtype_support("arange", t, device);
   Tensor out = Tensor::empty({n}, dtype, device);
   if (n == 0) return out;
   abi::FillParams p = range_params(abi::kFill_arange, out);
   p.in_dtype = static_cast<std::int32_t>(compute);
-  p.start = {s, start.to_int()};
-  p.step = {d, step.to_int()};
-  p.end = {e, end.to_int()};
+  p.start = {s, si};
+  p.step = {d, di};
+  p.end = {e, ei};
   launch_fill(p, out, nullptr);
   return out;
 }

@@ -20,7 +20,9 @@ Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device 
 Tensor fill(const Tensor& like, Scalar value);
 
 // [start, end) by step (torch.arange): ceil((end - start) / step) elements, value i being
-// start + i * step, computed in int64 when start and step are integers, else in floating point.
+// start + i * step. Computed in int64 when bounds and step are integers, or when `dtype` is
+// an integer type (then bounds and step are first truncated toward zero, as PyTorch's int64
+// arange: a step that truncates to 0 is refused); in floating point otherwise.
 Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype,
               const Device& device = host_device());
 

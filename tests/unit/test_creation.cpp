@@ -28,8 +28,11 @@ TEST_CASE("arange: integer and floating ranges, lengths, negative steps") {
   // Integer ranges stay exact past 2^53.
   const std::int64_t big = (std::int64_t{1} << 53) + 1;
   CHECK(ops::arange(big, big + 4, 2, int64).to_host<std::int64_t>() == I64{big, big + 2});
-  // A fractional step into an integer dtype: each value computed in float64, then truncated.
-  CHECK(ops::arange(0, 2, 0.5, int64).to_host<std::int64_t>() == I64{0, 0, 1, 1});
+  // An integer dtype truncates bounds and step first, as PyTorch's int64 arange.
+  CHECK(ops::arange(0.5, 3.9, 1, int64).to_host<std::int64_t>() == I64{0, 1, 2});
+  CHECK(ops::arange(-1.5, 6, 2.7, int64).to_host<std::int64_t>() == I64{-1, 1, 3, 5});
+  CHECK_THROWS_AS(ops::arange(0, 2, 0.5, int64), InvalidArgument);
+  CHECK_THROWS_AS(ops::arange(0, 2, 1, DType::kBool), InvalidArgument);
   CHECK_THROWS_AS(ops::arange(0, 5, 0, int64), InvalidArgument);
   CHECK_THROWS_AS(ops::arange(0, 5, -1, int64), InvalidArgument);
   CHECK_THROWS_AS(ops::arange(0, NAN, 1, float32), InvalidArgument);
