@@ -6,6 +6,7 @@
 // the backend's own stream.
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 

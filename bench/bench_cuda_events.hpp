@@ -8,5 +8,8 @@
 namespace nbx::bench {
 
 std::unique_ptr<KernelTimer> cuda_event_timer();
+// The CUDA runtime's own floor for the dispatch figure: host µs per launch of an empty
+// kernel (one block) on a blocking stream, `iterations` times, synchronised once.
+double raw_empty_launch_us(int iterations);
 
 }  // namespace nbx::bench

@@ -31,6 +31,7 @@ DispatchResult measure_dispatch(const Device& device, int iterations) {
   device.synchronize();
   auto t0 = Clock::now();
   for (int i = 0; i < iterations; ++i) ops::add(x, y);
+  r.ops_add_issue_us = us_per(t0, Clock::now(), iterations);
   device.synchronize();
   r.ops_add_us = us_per(t0, Clock::now(), iterations);
 
@@ -52,6 +53,7 @@ DispatchResult measure_dispatch(const Device& device, int iterations) {
   bd.synchronize();
   t0 = Clock::now();
   for (int i = 0; i < iterations; ++i) bd.launch(launch);
+  r.backend_launch_issue_us = us_per(t0, Clock::now(), iterations);
   bd.synchronize();
   r.backend_launch_us = us_per(t0, Clock::now(), iterations);
   bd.free(a), bd.free(b), bd.free(out);
@@ -71,7 +73,10 @@ std::string results_json(const std::string& device, const std::string& timer,
                             {"gbps", r.gbps}});
   j["dispatch"] = {{"iterations", d.iterations},
                    {"ops_add_us", d.ops_add_us},
-                   {"backend_launch_us", d.backend_launch_us}};
+                   {"ops_add_issue_us", d.ops_add_issue_us},
+                   {"backend_launch_us", d.backend_launch_us},
+                   {"backend_launch_issue_us", d.backend_launch_issue_us},
+                   {"raw_launch_us", d.raw_launch_us}};
   return j.dump(2);
 }
 

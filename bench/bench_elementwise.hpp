@@ -55,8 +55,11 @@ std::vector<BenchResult> run_elementwise_suite(BackendDevice& device, const Suit
 // once at the end: through nbx::ops::add on `device`, and through BackendDevice::launch
 // with a prepared parameter block (the floor under the op layer).
 struct DispatchResult {
-  double ops_add_us = 0;
+  double ops_add_us = 0;        // per op, synchronize included
+  double ops_add_issue_us = 0;  // per op, the loop alone (before synchronize)
   double backend_launch_us = 0;
+  double backend_launch_issue_us = 0;
+  double raw_launch_us = -1;  // the vendor runtime's own floor, where measured (< 0: not)
   int iterations = 0;
 };
 DispatchResult measure_dispatch(const Device& device, int iterations = 20000);

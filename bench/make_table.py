@@ -23,9 +23,15 @@ def main():
         print(f"| {r['name']} | {r['shape']} | {r['median_ms']:.3f} | {r['gbps']:.0f} | {tg} | {ratio} |")
     d, td = nbx["dispatch"], ref["dispatch"]
     print(f"\nDispatch overhead (host time per op, {d['iterations']} 16-element float32 adds, "
-          f"one synchronize): nbx::ops::add {d['ops_add_us']:.2f} µs, "
-          f"BackendDevice::launch {d['backend_launch_us']:.2f} µs, "
-          f"torch.add {td['torch_add_us']:.2f} µs.")
+          f"one synchronize at the end; in brackets the loop alone, before it):\n")
+    print("| path | µs per op | issue only |")
+    print("| --- | ---: | ---: |")
+    print(f"| nbx::ops::add | {d['ops_add_us']:.2f} | {d['ops_add_issue_us']:.2f} |")
+    print(f"| BackendDevice::launch | {d['backend_launch_us']:.2f} | "
+          f"{d['backend_launch_issue_us']:.2f} |")
+    if d.get("raw_launch_us", -1) >= 0:
+        print(f"| empty CUDA kernel (runtime floor) | {d['raw_launch_us']:.2f} | |")
+    print(f"| torch.add (PyTorch eager) | {td['torch_add_us']:.2f} | |")
 
 
 if __name__ == "__main__":

@@ -63,7 +63,11 @@ int main(int argc, char** argv) {
     auto tile64 = open_variant(device.id().backend, "NBX_GPU_TILE", "64");
     const auto results = nbx::bench::run_elementwise_suite(
         bd, options, *timer, {{"generic", generic.get()}, {"tile64", tile64.get()}});
-    const auto dispatch = nbx::bench::measure_dispatch(device, 20000);
+    auto dispatch = nbx::bench::measure_dispatch(device, 20000);
+#if NBX_BENCH_CUDA_EVENTS
+    if (device.id().backend == "cuda")
+      dispatch.raw_launch_us = nbx::bench::raw_empty_launch_us(20000);
+#endif
 
     std::cout << device.display_name() << ", timer: " << timer->name() << "\n";
     std::cout << std::left << std::setw(36) << "case" << std::setw(14) << "shape" << std::right
@@ -73,9 +77,12 @@ int main(int argc, char** argv) {
       std::cout << std::left << std::setw(36) << r.name << std::setw(14) << r.shape << std::right
                 << std::fixed << std::setprecision(3) << std::setw(10) << r.median_ms
                 << std::setprecision(0) << std::setw(10) << r.gbps << "\n";
-    std::cout << std::setprecision(2) << "dispatch: nbx::ops::add " << dispatch.ops_add_us
-              << " us/op, BackendDevice::launch " << dispatch.backend_launch_us << " us/op ("
-              << dispatch.iterations << " 16-element adds, one synchronize)\n";
+    std::cout << std::setprecision(2) << "dispatch (" << dispatch.iterations
+              << " 16-element adds, one synchronize; issue-only in brackets): nbx::ops::add "
+              << dispatch.ops_add_us << " us/op [" << dispatch.ops_add_issue_us
+              << "], BackendDevice::launch " << dispatch.backend_launch_us << " us/op ["
+              << dispatch.backend_launch_issue_us << "], empty CUDA kernel "
+              << dispatch.raw_launch_us << " us/op\n";
     if (!json_path.empty())
       std::ofstream(json_path) << nbx::bench::results_json(device.display_name(), timer->name(),
                                                            results, dispatch);

@@ -55,7 +55,7 @@ Error launch_fast(const FastLaunch& L) {
   constexpr int kVec = kVecOf<TIn, TOut>;
   switch (v.path) {
     case ElementwisePath::kContiguous: {
-      const i64 per_block = i64(kElementwiseBlock) * kVec * kContiguousUnroll;
+      const i64 per_block = i64(kElementwiseBlock) * kVec * kUnrollOf<TIn, TOut>;
       const unsigned blocks = unsigned((p.numel + per_block - 1) / per_block);
       contiguous_kernel<Op, TIn, TOut, C, Arity><<<blocks, kElementwiseBlock, 0, L.stream>>>(a);
       break;

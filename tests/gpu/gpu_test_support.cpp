@@ -277,7 +277,10 @@ void Generator::fill(std::vector<std::byte>& buf, DType t, std::int64_t count, R
 }
 
 abi::ScalarValue Generator::scalar(DType compute, Role role) {
-  const double v = value(compute, role);
+  double v = value(compute, role);
+  // A GPU computing in float32 computes with the scalar rounded to float32 (as PyTorch
+  // does); the host reference would use all of the double. Give both the same value.
+  if (compute == DType::kFloat32) v = double(float(v));
   return {v, to_int(v)};
 }
 
