@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "core/ops/creation.hpp"
 #include "core/ops/elementwise.hpp"
 #include "core/ops/elementwise_launch.hpp"
 
@@ -125,33 +126,7 @@ Tensor Tensor::ones(const Shape& shape, DType dtype, const Device& device) {
 }
 
 Tensor Tensor::arange(Scalar start, Scalar end, Scalar step, DType dtype, const Device& device) {
-  const double s = start.to_double(), e = end.to_double(), d = step.to_double();
-  if (d == 0 || std::isnan(d) || std::isnan(s) || std::isnan(e))
-    throw InvalidArgument("arange", "arange: step must be non-zero and bounds finite (start " +
-                                        start.str() + ", end " + end.str() + ", step " +
-                                        step.str() + ").");
-  if ((d > 0 && e < s) || (d < 0 && e > s))
-    throw InvalidArgument("arange", "arange: the step " + step.str() +
-                                        " walks away from the end (start " + start.str() +
-                                        ", end " + end.str() + ").");
-  const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
-  const std::int64_t n =
-      integral ? (end.to_int() - start.to_int() + step.to_int() - (step.to_int() > 0 ? 1 : -1)) /
-                     step.to_int()
-               : static_cast<std::int64_t>(std::ceil((e - s) / d));
-  // Values are made on the host in float64/int64 and converted once by the copy kernel.
-  const DType staged = integral ? DType::kInt64 : DType::kFloat64;
-  std::vector<std::byte> buf(static_cast<std::size_t>(n) * 8);
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (integral) {
-      const std::int64_t v = start.to_int() + i * step.to_int();
-      std::memcpy(buf.data() + i * 8, &v, 8);
-    } else {
-      const double v = s + static_cast<double>(i) * d;
-      std::memcpy(buf.data() + i * 8, &v, 8);
-    }
-  }
-  return from_host(buf.data(), {n}, staged, host_device()).to(dtype).to(device);
+  return ops::arange(start, end, step, dtype, device);  // made on the device by the fill kernel
 }
 
 void Tensor::check_host_count(std::size_t count, const Shape& shape) {

@@ -24,37 +24,6 @@ std::string dtype_str(DType t) {
   return std::string(dtype_name(t));
 }
 
-bool in_domain(Domain d, DType t) {
-  switch (d) {
-    case Domain::kAll:
-      return true;
-    case Domain::kNoBool:
-      return t != DType::kBool;
-    case Domain::kIntegralOrBool:
-      return is_integral(t, true);
-    case Domain::kIntegral:
-      return is_integral(t, false);
-    case Domain::kFloating:
-      return is_floating(t);
-  }
-  return false;
-}
-
-const char* domain_words(Domain d) {
-  switch (d) {
-    case Domain::kNoBool:
-      return "numeric dtypes, not bool";
-    case Domain::kIntegralOrBool:
-      return "integer and bool dtypes";
-    case Domain::kIntegral:
-      return "integer dtypes";
-    case Domain::kFloating:
-      return "floating dtypes";
-    default:
-      return "every dtype";
-  }
-}
-
 // The device an op runs on: the one of its non-host tensors, else the host.
 Device device_of(std::span<const TensorOrScalar* const> operands) {
   for (const TensorOrScalar* o : operands)
@@ -84,28 +53,25 @@ double max_abs_integer(const Tensor& t) {
   return std::max(std::fabs(hi), std::fabs(lo));
 }
 
-// Integer true division widens through float64 where the device has it; otherwise through
-// float32, which is exact only below 2^24 — larger magnitudes are refused by name.
-DType widening_dtype_for_division(const Device& device, std::span<const LaunchInput> inputs,
-                                  DType input_dtype) {
-  const Capabilities& caps = device.capabilities();
-  if (caps.fp64.value) return DType::kFloat64;
+// Integer true division without fp64 widens through float32, exact only below 2^24: larger
+// magnitudes are refused by name rather than silently rounded.
+void check_exact_through_float32(const Device& device, std::span<const LaunchInput> inputs,
+                                 DType input_dtype) {
   constexpr double kExactLimit = 16777216.0;  // 2^24
   double m = 0;
   for (const LaunchInput& in : inputs)
-    m = std::max(m,
-                 in.tensor.defined() ? max_abs_integer(in.tensor) : std::fabs(double(in.scalar.i)));
-  if (m >= kExactLimit) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%.0f", m);
-    throw Unsupported("div", device.str(), "fp64",
-                      "div on " + device.display_name() + ": " + dtype_str(input_dtype) +
-                          " operands up to " + value +
-                          " cannot be widened exactly through float32 (exact below 2^24), and "
-                          "the device has no fp64 (" +
-                          caps.fp64.source + "); refused.");
-  }
-  return DType::kFloat32;
+    m = std::max(m, in.tensor.defined() ? max_abs_integer(in.tensor)
+                                        : std::fabs(static_cast<double>(in.scalar.i)));
+  if (m < kExactLimit) return;
+  char value[32];
+  std::snprintf(value, sizeof value, "%.0f", m);
+  const Capabilities& caps = device.capabilities();
+  throw Unsupported("div", device.str(), "fp64",
+                    "div on " + device.display_name() + ": " + dtype_str(input_dtype) +
+                        " operands up to " + value +
+                        " cannot be widened exactly through float32 (exact below 2^24), and "
+                        "the device has no fp64 (" +
+                        caps.fp64.source + "); refused.");
 }
 
 // A host scalar meeting an integer computation is converted to that dtype first, wrapping
@@ -175,24 +141,17 @@ Tensor run(const OpCall& call, std::string_view name_override = {}) {
   }
   if (!any_tensor)
     throw InvalidArgument(name, name + " needs at least one tensor operand; all were scalars.");
-  const DType common = call.forced_common ? *call.forced_common : result_type(promo);
-  if (!in_domain(rule.domain, common))
-    throw InvalidArgument(name, name + " is not defined for " + dtype_str(common) +
-                                    " operands (it takes " + domain_words(rule.domain) + ").");
-
-  DType out_dtype = common;
-  if (rule.result == ResultKind::kBool) out_dtype = DType::kBool;
-  if (rule.result == ResultKind::kFloatPromoted && !is_floating(common)) out_dtype = kDefaultFloat;
-  const bool integer_division = call.op == abi::kOp_div && !is_floating(common);
-  // Inputs are cast (a copy) to one dtype before the kernel; only integer division keeps
-  // its integers and widens inside the kernel, where exactness is decided.
-  const DType input_dtype =
-      (rule.result == ResultKind::kFloatPromoted && !integer_division) ? out_dtype : common;
+  const detail::ElementwiseTypes types =
+      detail::plan_elementwise_types(rule, promo, call.forced_common, device.capabilities(),
+                                     device.str(), device.display_name(), name);
+  const bool integer_division = types.integer_division;
+  const DType input_dtype = types.input_dtype;
 
   ElementwiseLaunch launch;
   launch.op_name = name;
   launch.op = call.op;
-  launch.out_dtype = out_dtype;
+  launch.out_dtype = types.out_dtype;
+  launch.compute_dtype = types.compute_dtype;
   launch.attrs = call.attrs;
   for (std::size_t k = 0; k < call.operands.size(); ++k) {
     const TensorOrScalar& o = *call.operands[k];
@@ -211,11 +170,8 @@ Tensor run(const OpCall& call, std::string_view name_override = {}) {
     }
     launch.inputs.push_back(std::move(in));
   }
-  if (integer_division) {
-    launch.compute_dtype = widening_dtype_for_division(device, launch.inputs, input_dtype);
-  } else {
-    launch.compute_dtype = is_half_type(input_dtype) ? DType::kFloat32 : input_dtype;
-  }
+  if (types.widened_through_float32)
+    check_exact_through_float32(device, launch.inputs, input_dtype);
   return detail::launch_elementwise(device, launch);
 }
 

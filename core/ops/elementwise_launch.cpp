@@ -71,7 +71,11 @@ abi::ScalarValue scalar_value(const Scalar& s) {
 }
 
 void require_dtype_support(std::string_view op, DType dtype, const Device& device) {
-  const Capabilities& caps = device.capabilities();
+  require_dtype_support(op, dtype, device.capabilities(), device.str(), device.display_name());
+}
+
+void require_dtype_support(std::string_view op, DType dtype, const Capabilities& caps,
+                           const std::string& device_id, const std::string& device_name) {
   const char* missing = nullptr;
   std::string source;
   switch (dtype) {
@@ -96,8 +100,8 @@ void require_dtype_support(std::string_view op, DType dtype, const Device& devic
   }
   if (!missing) return;
   const std::string name(op);
-  throw Unsupported(name, device.str(), missing,
-                    name + " on " + device.display_name() + ": " + std::string(dtype_name(dtype)) +
+  throw Unsupported(name, device_id, missing,
+                    name + " on " + device_name + ": " + std::string(dtype_name(dtype)) +
                         " tensors need the '" + missing +
                         "' capability, which this device does not have (" + source + "); refused.");
 }

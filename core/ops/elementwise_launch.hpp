@@ -40,7 +40,10 @@ void launch_elementwise_into(const Device& device, const ElementwiseLaunch& laun
 // A scalar in both representations, converted for a kernel computing in `dtype`.
 abi::ScalarValue scalar_value(const Scalar& s);
 
-// Refuses by name a dtype the device cannot hold or compute (float64 without fp64, …).
+// Refuses by name (Unsupported) a dtype the device cannot hold or compute (float64 without
+// fp64, …). The Capabilities form serves plans for absent architectures (`nbx explain`).
 void require_dtype_support(std::string_view op, DType dtype, const Device& device);
+void require_dtype_support(std::string_view op, DType dtype, const Capabilities& caps,
+                           const std::string& device_id, const std::string& device_name);
 
 }  // namespace nbx::ops::detail

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/ops/elementwise_launch.hpp"
 
 namespace nbx::ops::detail {
 namespace {
@@ -80,6 +81,37 @@ constexpr OpRule kRules[] = {
     {"addcdiv", abi::kOp_addcdiv, 3, D::kFloating, R::kPromoted},
 };
 
+bool in_domain(Domain d, DType t) {
+  switch (d) {
+    case Domain::kAll:
+      return true;
+    case Domain::kNoBool:
+      return t != DType::kBool;
+    case Domain::kIntegralOrBool:
+      return is_integral(t, true);
+    case Domain::kIntegral:
+      return is_integral(t, false);
+    case Domain::kFloating:
+      return is_floating(t);
+  }
+  return false;
+}
+
+const char* domain_words(Domain d) {
+  switch (d) {
+    case Domain::kNoBool:
+      return "numeric dtypes, not bool";
+    case Domain::kIntegralOrBool:
+      return "integer and bool dtypes";
+    case Domain::kIntegral:
+      return "integer dtypes";
+    case Domain::kFloating:
+      return "floating dtypes";
+    default:
+      return "every dtype";
+  }
+}
+
 }  // namespace
 
 const OpRule& rule_for(abi::ElementwiseOp op) {
@@ -91,6 +123,46 @@ const OpRule& rule_for(abi::ElementwiseOp op) {
 
 std::span<const OpRule> all_rules() {
   return kRules;
+}
+
+const OpRule* rule_named(std::string_view name) {
+  for (const OpRule& r : kRules)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+ElementwiseTypes plan_elementwise_types(const OpRule& rule, std::span<const PromotionOperand> promo,
+                                        std::optional<DType> forced_common,
+                                        const Capabilities& caps, const std::string& device_id,
+                                        const std::string& device_name, std::string_view name) {
+  const std::string op(name);
+  ElementwiseTypes t;
+  t.common = forced_common ? *forced_common : result_type(promo);
+  if (!in_domain(rule.domain, t.common))
+    throw InvalidArgument(op, op + " is not defined for " + std::string(dtype_name(t.common)) +
+                                  " operands (it takes " + domain_words(rule.domain) + ").");
+  t.out_dtype = t.common;
+  if (rule.result == ResultKind::kBool) t.out_dtype = DType::kBool;
+  if (rule.result == ResultKind::kFloatPromoted && !is_floating(t.common))
+    t.out_dtype = kDefaultFloat;
+  t.integer_division = rule.op == abi::kOp_div && !is_floating(t.common);
+  // Inputs are cast (a copy) to one dtype before the kernel; only integer division keeps
+  // its integers and widens inside the kernel, where exactness is decided.
+  t.input_dtype =
+      (rule.result == ResultKind::kFloatPromoted && !t.integer_division) ? t.out_dtype : t.common;
+  if (t.integer_division) {
+    t.compute_dtype = caps.fp64.value ? DType::kFloat64 : DType::kFloat32;
+    t.widened_through_float32 = !caps.fp64.value;
+  } else {
+    t.compute_dtype = is_half_type(t.input_dtype) ? DType::kFloat32 : t.input_dtype;
+  }
+  // Weak scalars are host values, not tensors: only tensor dtypes need the device.
+  for (const PromotionOperand& p : promo)
+    if (p.kind != OperandKind::kScalar)
+      require_dtype_support(op, p.dtype, caps, device_id, device_name);
+  for (DType d : {t.input_dtype, t.out_dtype, t.compute_dtype})
+    require_dtype_support(op, d, caps, device_id, device_name);
+  return t;
 }
 
 }  // namespace nbx::ops::detail
