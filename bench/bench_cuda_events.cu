@@ -45,10 +45,25 @@ class CudaEventTimer final : public KernelTimer {
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
+__global__ void empty_kernel() {}
+
 }  // namespace
 
 std::unique_ptr<KernelTimer> cuda_event_timer() {
   return std::make_unique<CudaEventTimer>();
+}
+
+double raw_empty_launch_us(int iterations) {
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreate(&s), "cudaStreamCreate");
+  for (int i = 0; i < 1000; ++i) empty_kernel<<<1, 256, 0, s>>>();
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) empty_kernel<<<1, 256, 0, s>>>();
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  const auto t1 = std::chrono::steady_clock::now();
+  (void)cudaStreamDestroy(s);
+  return std::chrono::duration<double, std::micro>(t1 - t0).count() / iterations;
 }
 
 }  // namespace nbx::bench
