@@ -69,7 +69,7 @@ TEST_CASE("an allocation larger than the device is OutOfMemory, and the device c
     FAIL("allocating " << huge << " bytes succeeded");
   } catch (const OutOfMemory& e) {
     CHECK(e.requested() == huge);
-    MESSAGE(e.what());
+    MESSAGE(std::string(e.what()));
   }
   DeviceMemory m = d.allocate(1024);
   CHECK(bool(m));
