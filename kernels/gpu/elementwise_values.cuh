@@ -130,25 +130,31 @@ template <>
 NBX_GPU_INLINE bfloat16_t from_compute<bfloat16_t, float>(float v) {
   return bfloat16_from_float(v);
 }
+// double → float rounding to odd: truncate, then set the last bit when inexact. Float has
+// more than two bits beyond either 16-bit format, so rounding this float to nearest even
+// gives the correctly rounded 16-bit value: one rounding from double, as the host does.
+NBX_GPU_INLINE float float_round_to_odd(double d) {
+  float f = static_cast<float>(d);
+  if (fabs(static_cast<double>(f)) > fabs(d)) f = nextafterf(f, 0.0f);
+  if (static_cast<double>(f) != d && d == d) f = __int_as_float(__float_as_int(f) | 1);
+  return f;
+}
 template <>
 NBX_GPU_INLINE half_t from_compute<half_t, double>(double v) {
-#if NBX_GPU_HIP
-  return half_from_float(static_cast<float>(v));
-#else
-  return __double2half(v);  // one rounding, as the host reference does
-#endif
+  return half_from_float(float_round_to_odd(v));
 }
 template <>
 NBX_GPU_INLINE bfloat16_t from_compute<bfloat16_t, double>(double v) {
-  return bfloat16_from_float(static_cast<float>(v));
+  return bfloat16_from_float(float_round_to_odd(v));
 }
+// int64 → 16-bit float through double: exact up to 2^53, far beyond float16's range.
 template <>
 NBX_GPU_INLINE half_t from_compute<half_t, i64>(i64 v) {
-  return half_from_float(static_cast<float>(v));
+  return half_from_float(float_round_to_odd(static_cast<double>(v)));
 }
 template <>
 NBX_GPU_INLINE bfloat16_t from_compute<bfloat16_t, i64>(i64 v) {
-  return bfloat16_from_float(static_cast<float>(v));
+  return bfloat16_from_float(float_round_to_odd(static_cast<double>(v)));
 }
 
 // ---- runtime dtype dispatch (the generic path: one kernel serves every dtype combination)
