@@ -6,6 +6,8 @@
 namespace nbx::cli {
 
 void register_devices_command(CLI::App& app);
+// `nbx explain` (cmd_explain.cpp).
+void register_explain_command(CLI::App& app);
 
 // The exit status the chosen subcommand asked for (0 unless it set one).
 int exit_code();

@@ -20,18 +20,10 @@
 #include <vector>
 
 #include "core/capabilities.hpp"
+#include "core/ops/plan.hpp"
 #include "core/tensor.hpp"
 
 namespace nbx::ops {
-
-// One decision of a plan, for `nbx explain`.
-struct PlanChoice {
-  std::string what;        // "out_dtype", "accumulate_dtype", "tile", "num_stages"
-  std::string value;       // "float32", "128x128x32", "3"
-  std::string capability;  // the capability key that drove it ("bf16", …); "" for a fixed rule
-  std::string source;      // that capability's provenance; "" for a fixed rule
-  std::string reason;      // one sentence
-};
 
 // What a matmul of `in_dtype` operands does on a device. Tiles come from a fixed list of
 // shapes (largest first: 128x128x32, 128x64x32, 64x64x32, 64x64x16, 32x32x16, 16x16x16); the

@@ -6,6 +6,7 @@
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/plan.hpp"
 #include "core/ops/tiling.hpp"
 
 namespace nbx::ops {
@@ -49,8 +50,9 @@ struct NormCall {
 
 Tensor launch(NormCall& c) {
   const Device& device = c.x.device();
-  const DType acc = is_half_type(c.x.dtype()) ? DType::kFloat32 : c.x.dtype();
-  for (DType t : {c.x.dtype(), acc}) detail::require_dtype_support(c.name, t, device);
+  const RowPlan plan = plan_norm(c.name, c.x.dtype(), c.row_len,
+                                 {device.capabilities(), device.str(), device.display_name()});
+  const DType acc = plan.accumulate_dtype;
   abi::NormParams p{};
   p.op = c.op;
   p.in_dtype = p.out_dtype = p.param_dtype = static_cast<std::int32_t>(c.x.dtype());
@@ -63,7 +65,7 @@ Tensor launch(NormCall& c) {
   p.inner = c.inner;
   p.groups = c.groups;
   p.eps = c.eps;
-  p.row_tile = detail::row_tile(device, c.row_len);
+  p.row_tile = plan.row_tile;
   Tensor out = Tensor::empty(c.x.shape(), c.x.dtype(), device);
   if (out.numel() == 0) return out;
   auto mem = [](const std::optional<Tensor>& t) {
@@ -123,6 +125,23 @@ NormCall trailing_dims_call(const char* name, abi::NormOp op, const Tensor& x_in
 }
 
 }  // namespace
+
+RowPlan plan_norm(std::string_view op, DType in, std::int64_t row_len, const PlanTarget& target) {
+  const std::string name(op);
+  if (!is_floating(in))
+    throw InvalidArgument(name, name + " is not defined for " + std::string(dtype_name(in)) +
+                                    " tensors (it takes floating dtypes).");
+  RowPlan plan;
+  plan.input_dtype = plan.out_dtype = in;
+  plan.accumulate_dtype = is_half_type(in) ? DType::kFloat32 : in;
+  for (DType t : {in, plan.accumulate_dtype})
+    detail::require_dtype_support(name, t, target.caps, target.device_id, target.device_name);
+  plan.row_tile = detail::row_tile(target.caps, row_len);
+  plan.choices.push_back({"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)), "",
+                          "", "statistics in float32 for half types."});
+  plan.choices.push_back(detail::row_tile_choice(target.caps, row_len, plan.row_tile));
+  return plan;
+}
 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape,
                   const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,

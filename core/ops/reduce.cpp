@@ -8,6 +8,7 @@
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/plan.hpp"
 #include "core/ops/tiling.hpp"
 
 namespace nbx::ops {
@@ -58,6 +59,37 @@ DType accumulate_dtype(Family f, DType in) {
   return in;
 }
 
+struct ReduceOpInfo {
+  std::string_view name;
+  abi::ReduceOp op;
+  Family family;
+};
+
+constexpr ReduceOpInfo kReduceOps[] = {
+    {"sum", abi::kReduce_sum, Family::kSumLike},
+    {"prod", abi::kReduce_prod, Family::kSumLike},
+    {"mean", abi::kReduce_mean, Family::kFloatOnly},
+    {"amax", abi::kReduce_amax, Family::kSameDtype},
+    {"amin", abi::kReduce_amin, Family::kSameDtype},
+    {"max", abi::kReduce_max_with_index, Family::kSameDtype},
+    {"min", abi::kReduce_min_with_index, Family::kSameDtype},
+    {"argmax", abi::kReduce_argmax, Family::kIndex},
+    {"argmin", abi::kReduce_argmin, Family::kIndex},
+    {"var", abi::kReduce_var, Family::kFloatOnly},
+    {"std", abi::kReduce_std, Family::kFloatOnly},
+    {"norm", abi::kReduce_norm, Family::kFloatOnly},
+    {"logsumexp", abi::kReduce_logsumexp, Family::kFloatPromote},
+    {"any", abi::kReduce_any, Family::kLogical},
+    {"all", abi::kReduce_all, Family::kLogical},
+    {"count_nonzero", abi::kReduce_count_nonzero, Family::kCount},
+};
+
+const ReduceOpInfo& info_for(std::string_view name) {
+  for (const ReduceOpInfo& i : kReduceOps)
+    if (i.name == name) return i;
+  throw InvalidArgument(std::string(name), "'" + std::string(name) + "' is not a reduction.");
+}
+
 struct Launched {
   Tensor out;
   Tensor indices;
@@ -67,47 +99,24 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
   const Tensor& x = r.x;
   if (!x.defined())
     throw InvalidArgument(r.name, std::string(r.name) + ": the tensor is undefined.");
-  const DType in = x.dtype();
-  DType out_dtype = in;
-  Tensor src = x;
-  switch (r.family) {
-    case Family::kSumLike:
-      out_dtype = r.dtype ? *r.dtype : (is_floating(in) ? in : DType::kInt64);
-      break;
-    case Family::kFloatOnly:
-      if (!is_floating(r.dtype.value_or(in)))
-        throw InvalidArgument(r.name, std::string(r.name) + " is not defined for " +
-                                          dtype_str(r.dtype.value_or(in)) +
-                                          " tensors (it takes floating dtypes).");
-      out_dtype = r.dtype.value_or(in);
-      break;
-    case Family::kSameDtype:
-      break;
-    case Family::kIndex:
-      if (in == DType::kBool)
-        throw InvalidArgument(r.name, std::string(r.name) + " is not defined for bool tensors.");
-      out_dtype = DType::kInt64;
-      break;
-    case Family::kLogical:
-      out_dtype = DType::kBool;
-      break;
-    case Family::kCount:
-      out_dtype = DType::kInt64;
-      break;
-    case Family::kFloatPromote:
-      out_dtype = is_floating(in) ? in : kDefaultFloat;
-      break;
+  const Device& device = x.device();
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name()};
+  std::int64_t row_len_estimate = 1;  // for the plan; the exact row length follows below
+  {
+    const std::vector<bool> m = reduced_mask(r.name, x, r.dims);
+    for (int d = 0; d < x.dim(); ++d)
+      if (m[static_cast<std::size_t>(d)]) row_len_estimate *= x.shape()[d];
   }
-  // A requested dtype (sum(x, dtype=float64)) casts the input first, as PyTorch does.
-  if (r.dtype && *r.dtype != in) src = x.to(*r.dtype);
-  if (r.family == Family::kFloatPromote && !is_floating(in)) src = x.to(out_dtype);
+  const RowPlan plan = plan_reduce(r.name, x.dtype(), r.dtype, row_len_estimate, target);
+  const DType out_dtype = plan.out_dtype;
+  const Tensor src = x.to(plan.input_dtype);  // a requested dtype casts first, as PyTorch does
 
   const std::vector<bool> mask = reduced_mask(r.name, src, r.dims);
   abi::ReduceParams p{};
   p.op = r.op;
   p.in_dtype = static_cast<std::int32_t>(src.dtype());
   p.out_dtype = static_cast<std::int32_t>(out_dtype);
-  p.accumulate_dtype = static_cast<std::int32_t>(accumulate_dtype(r.family, src.dtype()));
+  p.accumulate_dtype = static_cast<std::int32_t>(plan.accumulate_dtype);
   p.in_offset = src.offset();
   p.attr = r.attr;
   Shape out_shape, kept_shape;
@@ -126,16 +135,14 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
   p.rows = numel(kept_shape);
   p.row_len = 1;
   for (int d = 0; d < p.red_ndim; ++d) p.row_len *= p.red_sizes[d];
-  const bool extreme = r.family == Family::kSameDtype || r.family == Family::kIndex;
+  const Family family = info_for(r.name).family;
+  const bool extreme = family == Family::kSameDtype || family == Family::kIndex;
   if (extreme && p.row_len == 0 && p.rows > 0)
     throw InvalidArgument(r.name, std::string(r.name) +
                                       ": cannot reduce over a zero-size dimension (shape " +
                                       to_string(x.shape()) + ") — the result has no identity.");
 
-  const Device& device = src.device();
-  for (DType t : {src.dtype(), out_dtype, static_cast<DType>(p.accumulate_dtype)})
-    detail::require_dtype_support(r.name, t, device);
-  p.row_tile = detail::row_tile(device, p.row_len);
+  p.row_tile = plan.row_tile;
 
   Launched result;
   // The output is written in the kept-dims layout; keepdim only re-views it.
@@ -171,6 +178,68 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
 }
 
 }  // namespace
+
+RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requested,
+                    std::int64_t row_len, const PlanTarget& target) {
+  const ReduceOpInfo& info = info_for(op);
+  const std::string name(op);
+  RowPlan plan;
+  plan.input_dtype = requested.value_or(in);
+  const DType t = plan.input_dtype;
+  std::string rule;
+  switch (info.family) {
+    case Family::kSumLike:
+      plan.out_dtype = is_floating(t) ? t : DType::kInt64;
+      rule = "integer and bool sums and products give int64; floats keep their dtype";
+      break;
+    case Family::kFloatOnly:
+      if (!is_floating(t))
+        throw InvalidArgument(name, name + " is not defined for " + dtype_str(t) +
+                                        " tensors (it takes floating dtypes).");
+      plan.out_dtype = t;
+      rule = "floating inputs only; the output keeps the dtype";
+      break;
+    case Family::kSameDtype:
+      plan.out_dtype = t;
+      rule = "extrema keep the input dtype";
+      break;
+    case Family::kIndex:
+      if (t == DType::kBool)
+        throw InvalidArgument(name, name + " is not defined for bool tensors.");
+      plan.out_dtype = DType::kInt64;
+      rule = "indices are int64";
+      break;
+    case Family::kLogical:
+      plan.out_dtype = DType::kBool;
+      rule = "any/all give bool";
+      break;
+    case Family::kCount:
+      plan.out_dtype = DType::kInt64;
+      rule = "counts are int64";
+      break;
+    case Family::kFloatPromote:
+      plan.out_dtype = is_floating(t) ? t : kDefaultFloat;
+      plan.input_dtype = plan.out_dtype;
+      rule = "integers are computed as the default float";
+      break;
+  }
+  // An integer sum accumulates exactly what the output holds (int64).
+  plan.accumulate_dtype = info.family == Family::kSumLike && !is_floating(plan.input_dtype)
+                              ? DType::kInt64
+                              : accumulate_dtype(info.family, plan.input_dtype);
+  for (DType d : {in, plan.input_dtype, plan.out_dtype, plan.accumulate_dtype})
+    detail::require_dtype_support(name, d, target.caps, target.device_id, target.device_name);
+  plan.row_tile = detail::row_tile(target.caps, row_len);
+  plan.choices.push_back({"out_dtype", dtype_str(plan.out_dtype), "", "", rule + " (PyTorch)."});
+  plan.choices.push_back({"accumulate_dtype", dtype_str(plan.accumulate_dtype),
+                          plan.accumulate_dtype == DType::kInt64 ? "int64" : "",
+                          plan.accumulate_dtype == DType::kInt64 ? target.caps.int64.source : "",
+                          is_half_type(plan.input_dtype)
+                              ? "float16/bfloat16 accumulate in float32."
+                              : "accumulates in the dtype that holds the result exactly."});
+  plan.choices.push_back(detail::row_tile_choice(target.caps, row_len, plan.row_tile));
+  return plan;
+}
 
 Tensor sum(const Tensor& x, const DimList& dims, bool keepdim, std::optional<DType> dtype) {
   return run({"sum", abi::kReduce_sum, Family::kSumLike, x, dims, keepdim, dtype}).out;

@@ -5,17 +5,11 @@
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/plan.hpp"
 #include "core/ops/tiling.hpp"
 
 namespace nbx::ops {
 namespace {
-
-// The one-pass variant keeps the row in shared memory in the accumulate dtype.
-abi::SoftmaxVariant softmax_variant(const Device& device, std::int64_t row_len, DType acc) {
-  const std::int64_t smem = device.capabilities().shared_memory_per_block.value;
-  const std::int64_t need = row_len * static_cast<std::int64_t>(dtype_size(acc));
-  return (smem > 0 && need <= smem) ? abi::kSoftmaxOnePass : abi::kSoftmaxLooped;
-}
 
 Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
            const std::optional<Tensor>& mask, bool log, std::optional<DType> dtype) {
@@ -28,8 +22,9 @@ Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
                                     " tensors (it takes floating dtypes).");
   const int d = wrap_dim(dim, x.dim(), name);
   const Device& device = x.device();
-  const DType acc = is_half_type(x.dtype()) ? DType::kFloat32 : x.dtype();
-  for (DType t : {x.dtype(), acc}) detail::require_dtype_support(name, t, device);
+  const RowPlan plan = plan_softmax(name, x.dtype(), x.dim() ? x.shape()[d] : 1,
+                                    {device.capabilities(), device.str(), device.display_name()});
+  const DType acc = plan.accumulate_dtype;
 
   abi::SoftmaxParams p{};
   p.op = log ? abi::kSoftmax_log_softmax : abi::kSoftmax_softmax;
@@ -70,8 +65,8 @@ Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
     p.rows *= x.shape()[k];
     ++p.outer_ndim;
   }
-  p.variant = softmax_variant(device, p.row_len, acc);
-  p.row_tile = detail::row_tile(device, p.row_len);
+  p.variant = plan.variant;
+  p.row_tile = plan.row_tile;
   if (out.numel() == 0) return out;
   KernelBuffer buffers[3] = {{out.storage()->memory(), true}, {x.storage()->memory(), false}, {}};
   if (mask) buffers[2] = {m.storage()->memory(), false};
@@ -86,6 +81,34 @@ Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
 }
 
 }  // namespace
+
+RowPlan plan_softmax(std::string_view op, DType in, std::int64_t row_len,
+                     const PlanTarget& target) {
+  const std::string name(op);
+  if (!is_floating(in))
+    throw InvalidArgument(name, name + " is not defined for " + std::string(dtype_name(in)) +
+                                    " tensors (it takes floating dtypes).");
+  RowPlan plan;
+  plan.input_dtype = plan.out_dtype = in;
+  plan.accumulate_dtype = is_half_type(in) ? DType::kFloat32 : in;
+  for (DType t : {in, plan.accumulate_dtype})
+    detail::require_dtype_support(name, t, target.caps, target.device_id, target.device_name);
+  // The one-pass variant keeps the row in shared memory in the accumulate dtype.
+  const std::int64_t smem = target.caps.shared_memory_per_block.value;
+  const std::int64_t need = row_len * static_cast<std::int64_t>(dtype_size(plan.accumulate_dtype));
+  plan.variant = (smem > 0 && need <= smem) ? abi::kSoftmaxOnePass : abi::kSoftmaxLooped;
+  plan.row_tile = detail::row_tile(target.caps, row_len);
+  plan.choices.push_back({"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)), "",
+                          "", "max and sum run in float32 for half types (PyTorch)."});
+  plan.choices.push_back({"variant", plan.variant == abi::kSoftmaxOnePass ? "one-pass" : "looped",
+                          "shared_memory.per_block", target.caps.shared_memory_per_block.source,
+                          "a row of " + std::to_string(row_len) + " " +
+                              std::string(dtype_name(plan.accumulate_dtype)) + " values needs " +
+                              std::to_string(need) + " bytes; the device has " +
+                              std::to_string(smem) + " per block."});
+  plan.choices.push_back(detail::row_tile_choice(target.caps, row_len, plan.row_tile));
+  return plan;
+}
 
 Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype) {
   return run("softmax", x, dim, 1.0, {}, false, dtype);

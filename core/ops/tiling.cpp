@@ -8,13 +8,19 @@
 
 namespace nbx::ops::detail {
 
-int row_tile(const Device& device, std::int64_t row_len) {
-  const Capabilities& caps = device.capabilities();
+int row_tile(const Capabilities& caps, std::int64_t row_len) {
   const int subgroup = std::max(1, caps.subgroup_size.value);
   const int tile_max = caps.reduce.tile_max.value > 0 ? caps.reduce.tile_max.value : 1024;
   int p = 1;
   while (p < row_len && p < tile_max) p <<= 1;
   return std::clamp(p, std::min(subgroup, tile_max), tile_max);
+}
+
+PlanChoice row_tile_choice(const Capabilities& caps, std::int64_t row_len, int tile) {
+  return {"row_tile", std::to_string(tile), "reduce.tile_max", caps.reduce.tile_max.source,
+          "lanes per row: the next power of two above the row length (" + std::to_string(row_len) +
+              "), at least one subgroup (" + std::to_string(caps.subgroup_size.value) +
+              "), at most reduce.tile_max (" + std::to_string(caps.reduce.tile_max.value) + ")."};
 }
 
 bool announce_once(std::string_view key, const std::string& message) {

@@ -5,13 +5,16 @@
 #include <string>
 #include <string_view>
 
-#include "core/device.hpp"
+#include "core/capabilities.hpp"
+#include "core/ops/plan.hpp"
 
 namespace nbx::ops::detail {
 
 // Lanes cooperating on one row of `row_len` elements: the next power of two, at least one
 // subgroup, never above reduce.tile_max.
-int row_tile(const Device& device, std::int64_t row_len);
+int row_tile(const Capabilities& caps, std::int64_t row_len);
+// The same, as a plan decision that names the capability keys behind it.
+PlanChoice row_tile_choice(const Capabilities& caps, std::int64_t row_len, int tile);
 
 // A device-file row or request that asks for more than the device can take is clamped and
 // announced once per process (per `key`) on stderr — not per call. Returns true the first

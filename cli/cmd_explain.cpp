@@ -1,0 +1,130 @@
+// `nbx explain OP --dtype D[,D…] --shape S[;S…] [--device DEV | --arch A] [--overlay F] [--json]`
+// prints the decision an op's wrapper takes on a device (present or not), without running.
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli_main_commands.hpp"
+#include "core/capability_resolver.hpp"
+#include "core/device.hpp"
+#include "core/errors.hpp"
+#include "core/ops/explain.hpp"
+
+namespace nbx::cli {
+namespace {
+
+struct ExplainOptions {
+  std::string op, dtypes, shapes, device, arch, overlay;
+  bool json = false;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string part; std::getline(ss, part, sep);) out.push_back(part);
+  return out;
+}
+
+// "4096,4096" or "4096x4096"; "()" or "[]" or "" is a 0-d shape.
+Shape parse_shape(std::string text) {
+  for (char& c : text)
+    if (c == 'x' || c == '[' || c == ']' || c == '(' || c == ')') c = c == 'x' ? ',' : ' ';
+  Shape s;
+  for (const std::string& part : split(text, ',')) {
+    if (part.find_first_not_of(' ') == std::string::npos) continue;
+    try {
+      s.push_back(std::stoll(part));
+    } catch (const std::exception&) {
+      throw InvalidArgument("explain", "explain: '" + part + "' is not a dimension size.");
+    }
+  }
+  return s;
+}
+
+void print_text(const ops::OpExplanation& e) {
+  std::cout << "explain " << e.op << " on " << e.device << "\n";
+  std::cout << "  inputs    ";
+  for (std::size_t i = 0; i < e.inputs.size(); ++i) std::cout << (i ? "; " : "") << e.inputs[i];
+  std::cout << "\n";
+  if (e.refused) {
+    std::cout << "  refused   " << e.refusal << "\n";
+    if (!e.refused_capability.empty()) std::cout << "  missing   " << e.refused_capability << "\n";
+    return;
+  }
+  std::cout << "  output    " << e.output << "\n  kernel    " << e.kernel << "\n";
+  for (const ops::PlanChoice& c : e.choices) {
+    std::cout << "  " << c.what << ": " << c.value << " — " << c.reason;
+    if (!c.capability.empty()) std::cout << " [" << c.capability << ": " << c.source << "]";
+    std::cout << "\n";
+  }
+}
+
+void print_json(const ops::OpExplanation& e) {
+  nlohmann::json j;
+  j["op"] = e.op;
+  j["device"] = e.device;
+  j["inputs"] = e.inputs;
+  j["refused"] = e.refused;
+  if (e.refused) {
+    j["refusal"] = e.refusal;
+    j["capability"] = e.refused_capability;
+  } else {
+    j["output"] = e.output;
+    j["kernel"] = e.kernel;
+    for (const ops::PlanChoice& c : e.choices)
+      j["choices"].push_back({{"what", c.what},
+                              {"value", c.value},
+                              {"capability", c.capability},
+                              {"source", c.source},
+                              {"reason", c.reason}});
+  }
+  std::cout << j.dump(2) << "\n";
+}
+
+void run_explain(const ExplainOptions& o) {
+  std::vector<DType> dtypes;
+  for (const std::string& d : split(o.dtypes, ',')) dtypes.push_back(parse_dtype(d));
+  std::vector<Shape> shapes;
+  for (const std::string& s : split(o.shapes, ';')) shapes.push_back(parse_shape(s));
+  if (!o.device.empty() && !o.arch.empty())
+    throw InvalidArgument("explain", "explain: give --device or --arch, not both.");
+  Capabilities caps;
+  std::string id, name;
+  if (!o.arch.empty()) {
+    caps = capabilities_for_arch(o.arch, "", o.overlay);
+    id = o.arch;
+    name = "arch " + o.arch;
+  } else {
+    const Device dev = o.device.empty() ? default_device() : open(o.device);
+    caps = o.overlay.empty()
+               ? dev.capabilities()
+               : resolve_capabilities(dev.id().backend, dev.properties(),
+                                      dev.context().backend_device().display_name(), o.overlay);
+    id = dev.str();
+    name = o.overlay.empty() ? dev.display_name() : caps.device;
+  }
+  const ops::OpExplanation e = ops::explain(o.op, dtypes, shapes, {caps, id, name});
+  o.json ? print_json(e) : print_text(e);
+}
+
+}  // namespace
+
+void register_explain_command(CLI::App& app) {
+  static ExplainOptions o;
+  auto* cmd = app.add_subcommand("explain",
+                                 "Show the decision an op takes on a device (dtypes, "
+                                 "widening, kernel variant, tiles) without running it.");
+  cmd->add_option("op", o.op, "The op (add, div, softmax, sum, matmul, …).")->required();
+  cmd->add_option("--dtype", o.dtypes, "Operand dtypes, comma-separated (int32,int32).")
+      ->required();
+  cmd->add_option("--shape", o.shapes,
+                  "Operand shapes, ';'-separated (4096,4096;4096); one serves all.");
+  cmd->add_option("--device", o.device, "A present device (cuda:0, vulkan:0, host).");
+  cmd->add_option("--arch", o.arch,
+                  "An architecture by device file (nvidia/sm_70, amd/gfx90a, a .yml).");
+  cmd->add_option("--overlay", o.overlay, "A device-file overlay restricting the capabilities.");
+  cmd->add_flag("--json", o.json, "Machine-readable output.");
+  cmd->callback([] { run_explain(o); });
+}
+
+}  // namespace nbx::cli

@@ -1,0 +1,37 @@
+// `nbx explain`: the decision a wrapper takes for given dtypes and shapes on a device —
+// promoted and compute dtypes, widening, kernel variant, tiles, and the capability keys
+// behind each — or its refusal, without running anything. It calls the same planner
+// functions the ops call, so it cannot drift from what the ops do.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ops/plan.hpp"
+#include "core/shape.hpp"
+
+namespace nbx::ops {
+
+struct OpExplanation {
+  std::string op;
+  std::string device;               // "cuda:0 (NVIDIA H200)" or "arch nvidia/sm_70"
+  std::vector<std::string> inputs;  // "float16 [4096, 4096]"
+  std::string output;               // "float32 [4096, 4096]"; "" when refused
+  std::string kernel;               // kernel family and variant
+  std::vector<PlanChoice> choices;
+  bool refused = false;
+  std::string refusal;             // the refusal's full message
+  std::string refused_capability;  // for Unsupported; "" for an InvalidArgument
+};
+
+// `dtypes` and `shapes` describe the tensor operands in order (one shape may serve all).
+// Throws InvalidArgument for an unknown op or a wrong operand count; refusals of the op
+// itself are reported in the result, not thrown.
+OpExplanation explain(std::string_view op, const std::vector<DType>& dtypes,
+                      const std::vector<Shape>& shapes, const PlanTarget& target);
+
+// Every op explain knows, sorted.
+std::vector<std::string> explainable_ops();
+
+}  // namespace nbx::ops
