@@ -127,18 +127,8 @@ NormCall trailing_dims_call(const char* name, abi::NormOp op, const Tensor& x_in
 }  // namespace
 
 RowPlan plan_norm(std::string_view op, DType in, std::int64_t row_len, const PlanTarget& target) {
-  const std::string name(op);
-  if (!is_floating(in))
-    throw InvalidArgument(name, name + " is not defined for " + std::string(dtype_name(in)) +
-                                    " tensors (it takes floating dtypes).");
-  RowPlan plan;
-  plan.input_dtype = plan.out_dtype = in;
-  plan.accumulate_dtype = is_half_type(in) ? DType::kFloat32 : in;
-  for (DType t : {in, plan.accumulate_dtype})
-    detail::require_dtype_support(name, t, target.caps, target.device_id, target.device_name);
-  plan.row_tile = detail::row_tile(target.caps, row_len);
-  plan.choices.push_back({"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)), "",
-                          "", "statistics in float32 for half types."});
+  RowPlan plan =
+      detail::plan_float_rows(op, in, row_len, target, "statistics in float32 for half types.");
   plan.choices.push_back(detail::row_tile_choice(target.caps, row_len, plan.row_tile));
   return plan;
 }

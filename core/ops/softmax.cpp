@@ -84,22 +84,12 @@ Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
 
 RowPlan plan_softmax(std::string_view op, DType in, std::int64_t row_len,
                      const PlanTarget& target) {
-  const std::string name(op);
-  if (!is_floating(in))
-    throw InvalidArgument(name, name + " is not defined for " + std::string(dtype_name(in)) +
-                                    " tensors (it takes floating dtypes).");
-  RowPlan plan;
-  plan.input_dtype = plan.out_dtype = in;
-  plan.accumulate_dtype = is_half_type(in) ? DType::kFloat32 : in;
-  for (DType t : {in, plan.accumulate_dtype})
-    detail::require_dtype_support(name, t, target.caps, target.device_id, target.device_name);
+  RowPlan plan = detail::plan_float_rows(op, in, row_len, target,
+                                         "max and sum run in float32 for half types (PyTorch).");
   // The one-pass variant keeps the row in shared memory in the accumulate dtype.
   const std::int64_t smem = target.caps.shared_memory_per_block.value;
   const std::int64_t need = row_len * static_cast<std::int64_t>(dtype_size(plan.accumulate_dtype));
   plan.variant = (smem > 0 && need <= smem) ? abi::kSoftmaxOnePass : abi::kSoftmaxLooped;
-  plan.row_tile = detail::row_tile(target.caps, row_len);
-  plan.choices.push_back({"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)), "",
-                          "", "max and sum run in float32 for half types (PyTorch)."});
   plan.choices.push_back({"variant", plan.variant == abi::kSoftmaxOnePass ? "one-pass" : "looped",
                           "shared_memory.per_block", target.caps.shared_memory_per_block.source,
                           "a row of " + std::to_string(row_len) + " " +

@@ -1,5 +1,8 @@
 #include "core/ops/tiling.hpp"
 
+#include "core/errors.hpp"
+#include "core/ops/elementwise_launch.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -21,6 +24,23 @@ PlanChoice row_tile_choice(const Capabilities& caps, std::int64_t row_len, int t
           "lanes per row: the next power of two above the row length (" + std::to_string(row_len) +
               "), at least one subgroup (" + std::to_string(caps.subgroup_size.value) +
               "), at most reduce.tile_max (" + std::to_string(caps.reduce.tile_max.value) + ")."};
+}
+
+RowPlan plan_float_rows(std::string_view op, DType in, std::int64_t row_len,
+                        const PlanTarget& target, const char* accumulate_reason) {
+  const std::string name(op);
+  if (!is_floating(in))
+    throw InvalidArgument(name, name + " is not defined for " + std::string(dtype_name(in)) +
+                                    " tensors (it takes floating dtypes).");
+  RowPlan plan;
+  plan.input_dtype = plan.out_dtype = in;
+  plan.accumulate_dtype = is_half_type(in) ? DType::kFloat32 : in;
+  for (DType t : {in, plan.accumulate_dtype})
+    require_dtype_support(name, t, target.caps, target.device_id, target.device_name);
+  plan.row_tile = row_tile(target.caps, row_len);
+  plan.choices.push_back({"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)), "",
+                          "", accumulate_reason});
+  return plan;
 }
 
 bool announce_once(std::string_view key, const std::string& message) {
