@@ -7,6 +7,7 @@
 
 #include "backends/cuda/cuda_errors.hpp"
 #include "core/errors.hpp"
+#include "kernels/gpu/fill_launch.hpp"
 
 namespace nbx::cuda {
 
@@ -166,24 +167,45 @@ void CudaDevice::raise_recorded_fault() {
 }
 
 bool CudaDevice::has_kernel_impl(std::string_view kernel) const {
-  return kernel == "elementwise";
+  return kernel == "elementwise" || kernel == "fill";
 }
 
-void CudaDevice::launch_impl(const KernelLaunch& launch) {
-  if (launch.params.size() != sizeof(abi::ElementwiseParams))
-    throw InvalidArgument("elementwise", "elementwise on " + name_ + ": the parameter block has " +
-                                             std::to_string(launch.params.size()) +
-                                             " bytes; the kernel expects " +
-                                             std::to_string(sizeof(abi::ElementwiseParams)) + ".");
-  abi::ElementwiseParams p;
+namespace {
+
+// The family's parameter block, copied out of the launch (whose bytes need not be aligned).
+template <class Params>
+Params read_params(const KernelLaunch& launch, const std::string& device) {
+  const std::string family(launch.kernel);
+  if (launch.params.size() != sizeof(Params))
+    throw InvalidArgument(family, family + " on " + device + ": the parameter block has " +
+                                      std::to_string(launch.params.size()) +
+                                      " bytes; the kernel expects " +
+                                      std::to_string(sizeof(Params)) + ".");
+  Params p;
   std::memcpy(&p, launch.params.data(), sizeof p);
+  return p;
+}
+
+}  // namespace
+
+void CudaDevice::launch_impl(const KernelLaunch& launch) {
   gpu::BoundBuffer buffers[1 + abi::kMaxElementwiseInputs];
-  const int n = static_cast<int>(std::min<std::size_t>(launch.buffers.size(), 4));
+  const int n = static_cast<int>(launch.buffers.size());
+  if (n > 1 + abi::kMaxElementwiseInputs)
+    throw InvalidArgument(std::string(launch.kernel), std::string(launch.kernel) + " on " + name_ +
+                                                          ": " + std::to_string(n) +
+                                                          " buffers bound; at most 4 are read.");
   for (int k = 0; k < n; ++k)
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();
-  const gpu::ElementwiseLaunchResult r = gpu::launch_elementwise(
-      p, buffers, static_cast<int>(launch.buffers.size()), fault_device_, options_, stream_);
+  gpu::ElementwiseLaunchResult r;
+  if (launch.kernel == "fill") {
+    r = gpu::launch_fill(read_params<abi::FillParams>(launch, name_), buffers, n, options_,
+                         stream_);
+  } else {
+    r = gpu::launch_elementwise(read_params<abi::ElementwiseParams>(launch, name_), buffers, n,
+                                fault_device_, options_, stream_);
+  }
   if (r.error != 0) throw_error(static_cast<cudaError_t>(r.error), r.call, name_);
 }
 
