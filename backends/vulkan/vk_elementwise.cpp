@@ -209,8 +209,11 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
   g.head[2] = std::uint32_t(items);
   g.head[3] = std::uint32_t(groups * workgroup_size_);
   for (int d = 0; d < p.ndim; ++d) g.sizes[d] = std::uint32_t(p.sizes[d]);
-  for (int k = 0; k < p.num_inputs; ++k)
-    if (p.in[k].is_scalar) encode_scalar(cls, p.in[k].scalar, g.scalars[k]);
+  for (int k = 0; k < p.num_inputs; ++k) {
+    abi::ScalarValue v = p.in[k].scalar;
+    if (cls_dt == DType::kBool) v.i = v.i != 0;  // a bool scalar is its truth value
+    if (p.in[k].is_scalar) encode_scalar(cls, v, g.scalars[k]);
+  }
   for (int k = 0; k < 3; ++k) encode_scalar(cls, p.attrs[k], g.attrs[k]);
 
   const std::uint32_t spec[] = {workgroup_size_,
@@ -223,7 +226,9 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
                                 scalar_mask,
                                 std::uint32_t(p.num_inputs),
                                 path};
-  const std::string module = std::string("elementwise") + (f64 ? "_f64" : "") + (i64 ? "_i64" : "");
+  static constexpr const char* kClassNames[] = {"f", "i", "d", "l"};
+  const std::string module = std::string("elementwise_") + kClassNames[int(cls)] +
+                             (f64 ? "_f64" : "") + (i64 ? "_i64" : "");
   VkPipeline pipeline = pipelines_->get(module, spec);
 
   VkCommandBuffer cb = submit_->begin_command(sizeof g, 0);

@@ -2,8 +2,9 @@
 // Kernel family "elementwise" (nbx::abi::ElementwiseParams): every op of
 // core/elementwise_op_list.inc over strided, broadcast operands of any dtype.
 //
-// Built four times: base (float32/int32 arithmetic, 8/16-bit storage), NBX_F64, NBX_I64
-// and both; the backend picks the smallest build whose capabilities the launch needs.
+// Built once per compute class (NBX_CLS_F float32, NBX_CLS_I int32, NBX_CLS_D float64,
+// NBX_CLS_L int64) and per 64-bit type set (NBX_F64, NBX_I64: float64/int64 operands);
+// the backend picks the build whose capabilities the launch needs, nothing more.
 // The op, dtypes, scalar operands and path are specialization constants, so each pipeline
 // is straight-line code for one (op, dtypes) cell. Parameters arrive in a uniform block the
 // backend translates from ElementwiseParams (vk_elementwise.cpp): 32-bit sizes, strides
@@ -14,6 +15,12 @@
 #extension GL_EXT_shader_16bit_storage : require
 #if NBX_I64
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
+#if NBX_CLS_D && !NBX_F64
+#error "NBX_CLS_D needs NBX_F64"
+#endif
+#if NBX_CLS_L && !NBX_I64
+#error "NBX_CLS_L needs NBX_I64"
 #endif
 
 #include "nbx_vk_codes.glsl"
@@ -55,7 +62,12 @@ NBX_BUFFER(4, readonly, b2)
 
 layout(set = 0, binding = 5) coherent buffer Fault { uint w[8]; } fault_rec;
 
+#define kNaN uintBitsToFloat(0x7fc00000u)
+#define kInf uintBitsToFloat(0x7f800000u)
+
+#if NBX_CLS_F
 #include "vk_math.glsl"
+#endif
 #include "vk_codec.glsl"
 #include "vk_elementwise_ops.glsl"
 
@@ -65,89 +77,41 @@ layout(set = 0, binding = 5) coherent buffer Fault { uint w[8]; } fault_rec;
    : nbx_esize(DT) == 2 ? uvec2(uint(N##_u16.v[i]), 0u)                                      \
    : nbx_esize(DT) == 4 ? uvec2(N##_u32.v[i], 0u) : N##_u64.v[i])
 
-uvec2 fetch(int k, uint i) {
-  if (k == 0) return NBX_FETCH(b0, IDT0, i);
-  if (k == 1) return NBX_FETCH(b1, IDT1, i);
-  return NBX_FETCH(b2, IDT2, i);
-}
-
-void store(uint i, uvec2 r) {
-  int s = nbx_esize(ODT);
-  if (s == 1) bo_u8.v[i] = uint8_t(r.x);
-  else if (s == 2) bo_u16.v[i] = uint16_t(r.x);
-  else if (s == 4) bo_u32.v[i] = r.x;
-  else bo_u64.v[i] = r;
-}
-
-// The compute class: a cast (copy) runs in its input's class so the one rounding happens
-// on the store; everything else in the class of compute_dtype.
-const int CLS_F = 0, CLS_I = 1, CLS_D = 2, CLS_L = 3;
-const int CLS_DT = OP == OP_copy ? IDT0 : CDT;
-const int CLS = CLS_DT == DT_FLOAT64 ? CLS_D : CLS_DT == DT_INT64 ? CLS_L
-              : (CLS_DT == DT_FLOAT16 || CLS_DT == DT_BFLOAT16 || CLS_DT == DT_FLOAT32) ? CLS_F
-              : CLS_I;
-
+// The compute class is fixed per build (NBX_CLS_F/I/D/L): keeping the other classes out of
+// the module keeps each pipeline's driver compile short (llvmpipe translates every function
+// before specialization removes dead code). The backend picks the class: a cast (copy) runs
+// in its input's class so the one rounding happens on the store; everything else in the
+// class of compute_dtype.
 bool is_scalar(int k) { return ((SCALAR_MASK >> k) & 1) != 0; }
-int in_dt(int k) { return k == 0 ? IDT0 : k == 1 ? IDT1 : IDT2; }
-
-uvec2 compute(uvec2 r0, uvec2 r1, uvec2 r2, uint pos) {
-  if (CLS == CLS_F) {
-    float a = is_scalar(0) ? uintBitsToFloat(P.scalars[0].z) : nbx_decF(IDT0, r0);
-    float b = NIN < 2 ? 0.0 : is_scalar(1) ? uintBitsToFloat(P.scalars[1].z) : nbx_decF(IDT1, r1);
-    float c = NIN < 3 ? 0.0 : is_scalar(2) ? uintBitsToFloat(P.scalars[2].z) : nbx_decF(IDT2, r2);
-    return nbx_encF(ODT, opF(a, b, c, pos));
-  }
-  if (CLS == CLS_I) {
-    int a = is_scalar(0) ? int(P.scalars[0].z) : nbx_decI(IDT0, r0);
-    int b = NIN < 2 ? 0 : is_scalar(1) ? int(P.scalars[1].z) : nbx_decI(IDT1, r1);
-    int c = NIN < 3 ? 0 : is_scalar(2) ? int(P.scalars[2].z) : nbx_decI(IDT2, r2);
-    return nbx_encI(ODT, opI(a, b, c, pos));
-  }
-#if NBX_F64
-  if (CLS == CLS_D) {
-    double a = is_scalar(0) ? packDouble2x32(P.scalars[0].xy) : nbx_decD(IDT0, r0);
-    double b = NIN < 2 ? 0.0LF : is_scalar(1) ? packDouble2x32(P.scalars[1].xy) : nbx_decD(IDT1, r1);
-    double c = NIN < 3 ? 0.0LF : is_scalar(2) ? packDouble2x32(P.scalars[2].xy) : nbx_decD(IDT2, r2);
-    return nbx_encD(ODT, opD(a, b, c, pos));
-  }
-#endif
-#if NBX_I64
-  if (CLS == CLS_L) {
-    int64_t a = is_scalar(0) ? int64_t(pack64(P.scalars[0].xy)) : nbx_decL(IDT0, r0);
-    int64_t b = NIN < 2 ? 0l : is_scalar(1) ? int64_t(pack64(P.scalars[1].xy)) : nbx_decL(IDT1, r1);
-    int64_t c = NIN < 3 ? 0l : is_scalar(2) ? int64_t(pack64(P.scalars[2].xy)) : nbx_decL(IDT2, r2);
-    return nbx_encL(ODT, opL(a, b, c, pos));
-  }
-#endif
-  return uvec2(0u);
-}
-
 bool reads(int k) { return k < NIN && !is_scalar(k); }
 
-void element(uint e, uint o_out, uvec3 o_in) {
-  uvec2 r0 = reads(0) ? fetch(0, o_in.x) : uvec2(0u);
-  uvec2 r1 = reads(1) ? fetch(1, o_in.y) : uvec2(0u);
-  uvec2 r2 = reads(2) ? fetch(2, o_in.z) : uvec2(0u);
-  store(o_out, compute(r0, r1, r2, e));
+uvec2 compute(uvec2 r0, uvec2 r1, uvec2 r2, uint pos) {
+#if NBX_CLS_F
+  float a = is_scalar(0) ? uintBitsToFloat(P.scalars[0].z) : nbx_decF(IDT0, r0);
+  float b = NIN < 2 ? 0.0 : is_scalar(1) ? uintBitsToFloat(P.scalars[1].z) : nbx_decF(IDT1, r1);
+  float c = NIN < 3 ? 0.0 : is_scalar(2) ? uintBitsToFloat(P.scalars[2].z) : nbx_decF(IDT2, r2);
+  return nbx_encF(ODT, opF(a, b, c, pos));
+#elif NBX_CLS_I
+  int a = is_scalar(0) ? int(P.scalars[0].z) : nbx_decI(IDT0, r0);
+  int b = NIN < 2 ? 0 : is_scalar(1) ? int(P.scalars[1].z) : nbx_decI(IDT1, r1);
+  int c = NIN < 3 ? 0 : is_scalar(2) ? int(P.scalars[2].z) : nbx_decI(IDT2, r2);
+  return nbx_encI(ODT, opI(a, b, c, pos));
+#elif NBX_CLS_D
+  double a = is_scalar(0) ? packDouble2x32(P.scalars[0].xy) : nbx_decD(IDT0, r0);
+  double b = NIN < 2 ? 0.0LF : is_scalar(1) ? packDouble2x32(P.scalars[1].xy) : nbx_decD(IDT1, r1);
+  double c = NIN < 3 ? 0.0LF : is_scalar(2) ? packDouble2x32(P.scalars[2].xy) : nbx_decD(IDT2, r2);
+  return nbx_encD(ODT, opD(a, b, c, pos));
+#elif NBX_CLS_L
+  int64_t a = is_scalar(0) ? int64_t(pack64(P.scalars[0].xy)) : nbx_decL(IDT0, r0);
+  int64_t b = NIN < 2 ? 0l : is_scalar(1) ? int64_t(pack64(P.scalars[1].xy)) : nbx_decL(IDT1, r1);
+  int64_t c = NIN < 3 ? 0l : is_scalar(2) ? int64_t(pack64(P.scalars[2].xy)) : nbx_decL(IDT2, r2);
+  return nbx_encL(ODT, opL(a, b, c, pos));
+#else
+#error "define one of NBX_CLS_F, NBX_CLS_I, NBX_CLS_D, NBX_CLS_L"
+#endif
 }
 
 uint stride_of(int k, uint d) { return P.strides[2 * k + int(d >> 2)][d & 3u]; }
-
-void strided(uint e) {
-  uint o_out = P.offsets.x;
-  uvec3 o_in = P.offsets.yzw;
-  uint rest = e;
-  for (int d = int(P.head.y) - 1; d >= 0; --d) {
-    uint n = P.sizes[d >> 2][d & 3];
-    uint idx = rest % n;
-    rest /= n;
-    o_out += idx * stride_of(0, uint(d));
-    o_in.x += idx * stride_of(1, uint(d));
-    o_in.y += idx * stride_of(2, uint(d));
-    o_in.z += idx * stride_of(3, uint(d));
-  }
-  element(e, o_out, o_in);
-}
 
 // Four consecutive elements of input k, starting at element 4 * j of its view, whose
 // offset the backend guarantees to be a multiple of 4 (so every load is one aligned access).
@@ -155,62 +119,92 @@ void strided(uint e) {
   {                                                                                      \
     int s = nbx_esize(DT);                                                               \
     if (s == 1) {                                                                        \
-      uint w = N##_u32.v[j];                                                               \
+      uint w = N##_u32.v[(j)];                                                             \
       lo = uvec4(w & 0xffu, (w >> 8) & 0xffu, (w >> 16) & 0xffu, w >> 24);               \
     } else if (s == 2) {                                                                 \
-      uvec2 w = N##_u64.v[j];                                                              \
+      uvec2 w = N##_u64.v[(j)];                                                            \
       lo = uvec4(w.x & 0xffffu, w.x >> 16, w.y & 0xffffu, w.y >> 16);                    \
     } else if (s == 4) {                                                                 \
-      lo = N##_u128.v[j];                                                                  \
+      lo = N##_u128.v[(j)];                                                                \
     } else {                                                                             \
-      uvec4 p = N##_u128.v[2 * j], q = N##_u128.v[2 * j + 1];                                \
+      uvec4 p = N##_u128.v[2u * (j)], q = N##_u128.v[2u * (j) + 1u];                            \
       lo = uvec4(p.x, p.z, q.x, q.z);                                                    \
       hi = uvec4(p.y, p.w, q.y, q.w);                                                    \
     }                                                                                    \
   }
 
-void vector4(uint j) {
+// One work item: four consecutive elements on the vector path, otherwise one element
+// (or the last 1-3 of the vector path). Loads and stores differ by path; the op itself is
+// called from this one place, so the driver inlines it once.
+void item(uint w) {
+  const uint numel = P.head.x;
   uvec4 lo0 = uvec4(0u), hi0 = uvec4(0u), lo1 = uvec4(0u), hi1 = uvec4(0u);
   uvec4 lo2 = uvec4(0u), hi2 = uvec4(0u);
-  if (reads(0)) NBX_FETCH4(b0, IDT0, (P.offsets.y >> 2) + j, lo0, hi0)
-  if (reads(1)) NBX_FETCH4(b1, IDT1, (P.offsets.z >> 2) + j, lo1, hi1)
-  if (reads(2)) NBX_FETCH4(b2, IDT2, (P.offsets.w >> 2) + j, lo2, hi2)
-  uvec4 lo, hi;
-  for (int t = 0; t < 4; ++t) {
+  uvec4 o_out = uvec4(0u);
+  uint count = 1u;
+  const bool vec = PATH == 2 && 4u * w + 3u < numel;
+  if (vec) {
+    count = 4u;
+    if (reads(0)) NBX_FETCH4(b0, IDT0, (P.offsets.y >> 2) + w, lo0, hi0)
+    if (reads(1)) NBX_FETCH4(b1, IDT1, (P.offsets.z >> 2) + w, lo1, hi1)
+    if (reads(2)) NBX_FETCH4(b2, IDT2, (P.offsets.w >> 2) + w, lo2, hi2)
+  } else {
+    uint first = PATH == 2 ? 4u * w : w;
+    count = PATH == 2 ? numel - first : 1u;
+    for (uint t = 0u; t < count; ++t) {
+      uint e = first + t;
+      uvec4 o = P.offsets + uvec4(e);
+      if (PATH == 0) {
+        o = P.offsets;
+        uint rest = e;
+        for (int d = int(P.head.y) - 1; d >= 0; --d) {
+          uint n = P.sizes[d >> 2][d & 3];
+          uint idx = rest % n;
+          rest /= n;
+          o += idx * uvec4(stride_of(0, uint(d)), stride_of(1, uint(d)), stride_of(2, uint(d)),
+                           stride_of(3, uint(d)));
+        }
+      }
+      o_out[t] = o.x;
+      uvec2 r;
+      if (reads(0)) { r = NBX_FETCH(b0, IDT0, o.y); lo0[t] = r.x; hi0[t] = r.y; }
+      if (reads(1)) { r = NBX_FETCH(b1, IDT1, o.z); lo1[t] = r.x; hi1[t] = r.y; }
+      if (reads(2)) { r = NBX_FETCH(b2, IDT2, o.w); lo2[t] = r.x; hi2[t] = r.y; }
+    }
+  }
+  uvec4 lo = uvec4(0u), hi = uvec4(0u);
+  const uint first = PATH == 2 ? 4u * w : w;
+  for (uint t = 0u; t < count; ++t) {
     uvec2 r = compute(uvec2(lo0[t], hi0[t]), uvec2(lo1[t], hi1[t]), uvec2(lo2[t], hi2[t]),
-                      4u * j + uint(t));
+                      first + t);
     lo[t] = r.x;
     hi[t] = r.y;
   }
-  uint jo = (P.offsets.x >> 2) + j;
   int s = nbx_esize(ODT);
-  if (s == 1) {
-    bo_u32.v[jo] = (lo.x & 0xffu) | ((lo.y & 0xffu) << 8) | ((lo.z & 0xffu) << 16) | (lo.w << 24);
-  } else if (s == 2) {
-    bo_u64.v[jo] = uvec2((lo.x & 0xffffu) | (lo.y << 16), (lo.z & 0xffffu) | (lo.w << 16));
-  } else if (s == 4) {
-    bo_u128.v[jo] = lo;
+  if (vec) {
+    uint jo = (P.offsets.x >> 2) + w;
+    if (s == 1) {
+      bo_u32.v[jo] = (lo.x & 0xffu) | ((lo.y & 0xffu) << 8) | ((lo.z & 0xffu) << 16) | (lo.w << 24);
+    } else if (s == 2) {
+      bo_u64.v[jo] = uvec2((lo.x & 0xffffu) | (lo.y << 16), (lo.z & 0xffffu) | (lo.w << 16));
+    } else if (s == 4) {
+      bo_u128.v[jo] = lo;
+    } else {
+      bo_u128.v[2 * jo] = uvec4(lo.x, hi.x, lo.y, hi.y);
+      bo_u128.v[2 * jo + 1] = uvec4(lo.z, hi.z, lo.w, hi.w);
+    }
   } else {
-    bo_u128.v[2 * jo] = uvec4(lo.x, hi.x, lo.y, hi.y);
-    bo_u128.v[2 * jo + 1] = uvec4(lo.z, hi.z, lo.w, hi.w);
+    for (uint t = 0u; t < count; ++t) {
+      uint i = o_out[t];
+      if (s == 1) bo_u8.v[i] = uint8_t(lo[t]);
+      else if (s == 2) bo_u16.v[i] = uint16_t(lo[t]);
+      else if (s == 4) bo_u32.v[i] = lo[t];
+      else bo_u64.v[i] = uvec2(lo[t], hi[t]);
+    }
   }
 }
 
 void main() {
-  uint items = P.head.z;
-  uint step = P.head.w;
-  for (uint w = gl_GlobalInvocationID.x; w < items; w += step) {
-    if (PATH == 0) {
-      strided(w);
-    } else if (PATH == 1) {
-      element(w, P.offsets.x + w, P.offsets.yzw + uvec3(w));
-    } else {
-      uint numel = P.head.x;
-      if (4u * w + 3u < numel) {
-        vector4(w);
-      } else {
-        for (uint e = 4u * w; e < numel; ++e) element(e, P.offsets.x + e, P.offsets.yzw + uvec3(e));
-      }
-    }
-  }
+  const uint items = P.head.z, step = P.head.w;
+  for (uint w = gl_GlobalInvocationID.x; w < items; w += step) item(w);
 }

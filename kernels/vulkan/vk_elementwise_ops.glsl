@@ -33,14 +33,8 @@ void nbx_fault_div_by_zero(uint pos) {
   T nbx_fmod(T a, T b) {                                                                  \
     if (isnan(a) || isnan(b) || isinf(a) || b == T(0)) return T(kNaN);                    \
     if (isinf(b) || abs(a) < abs(b)) return a;                                            \
-    precise T r = a;                                                                      \
-    for (int it = 0; it < 40 && abs(r) >= abs(b); ++it) {                                 \
-      T q = trunc(r / b);                                                                 \
-      if (q == T(0)) q = (sign_bit(r) == sign_bit(b)) ? T(1) : T(-1);                     \
-      r = fma(-q, b, r);                                                                  \
-    }                                                                                     \
-    if (r != T(0) && sign_bit(r) != sign_bit(a)) r += sign_bit(a) ? -abs(b) : abs(b);     \
-    return r == T(0) ? (sign_bit(a) ? -T(0) : T(0)) : r;                                  \
+    T r = nbx_fmod_finite(abs(a), abs(b));                                                \
+    return sign_bit(a) ? -r : r;                                                          \
   }                                                                                       \
   T floor_divide_f(T a, T b) {                                                            \
     if (b == T(0)) return nbx_div(a, b);                                                  \
@@ -58,10 +52,50 @@ void nbx_fault_div_by_zero(uint pos) {
     return m;                                                                             \
   }
 
+#if NBX_CLS_F
 bool sign_bit(float x) { return (floatBitsToUint(x) >> 31) != 0u; }
+// C fmod of finite a >= b > 0, exactly: long division of the integer mantissas, 7 bits at a
+// time (the remainder stays below 2^24, so the shifted value fits 32 bits). Drivers need
+// not fuse fma (llvmpipe does not), so a - trunc(a/b)*b would not be exact.
+float nbx_fmod_finite(float a, float b) {
+  uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+  int ea = int(ua >> 23), eb = int(ub >> 23);
+  uint ma = ua & 0x7fffffu, mb = ub & 0x7fffffu;
+  if (ea == 0) ea = 1; else ma |= 0x800000u;
+  if (eb == 0) eb = 1; else mb |= 0x800000u;
+  ma %= mb;
+  for (int d = ea - eb; d > 0 && ma != 0u;) {
+    int k = min(d, 7);
+    ma = (ma << uint(k)) % mb;
+    d -= k;
+  }
+  return ldexp(float(ma), eb - 150);
+}
 NBX_FLOAT_HELPERS(float)
-#if NBX_F64
+#endif
+#if NBX_CLS_D
 bool sign_bit(double x) { return (unpackDouble2x32(x).y >> 31) != 0u; }
+bool nbx_u64_ge(uvec2 a, uvec2 b) { return a.y > b.y || (a.y == b.y && a.x >= b.x); }
+uvec2 nbx_u64_sub(uvec2 a, uvec2 b) {
+  uint borrow;
+  uint lo = usubBorrow(a.x, b.x, borrow);
+  return uvec2(lo, a.y - b.y - borrow);
+}
+// As the float version, one bit per step on 53-bit mantissas held in two words (no int64
+// needed): exact, and a few steps for operands of similar magnitude.
+double nbx_fmod_finite(double a, double b) {
+  uvec2 ua = unpackDouble2x32(a), ub = unpackDouble2x32(b);
+  int ea = int(ua.y >> 20), eb = int(ub.y >> 20);
+  uvec2 ma = uvec2(ua.x, ua.y & 0xfffffu), mb = uvec2(ub.x, ub.y & 0xfffffu);
+  if (ea == 0) ea = 1; else ma.y |= 0x100000u;
+  if (eb == 0) eb = 1; else mb.y |= 0x100000u;
+  if (nbx_u64_ge(ma, mb)) ma = nbx_u64_sub(ma, mb);
+  for (int d = ea - eb; d > 0; --d) {
+    ma = uvec2(ma.x << 1, (ma.y << 1) | (ma.x >> 31));
+    if (nbx_u64_ge(ma, mb)) ma = nbx_u64_sub(ma, mb);
+  }
+  return ldexp(double(ma.y) * 4294967296.0LF + double(ma.x), eb - 1075);
+}
 NBX_FLOAT_HELPERS(double)
 #endif
 
@@ -115,6 +149,7 @@ NBX_FLOAT_HELPERS(double)
   case OP_addcmul: return a + A(0) * b * c;                                               \
   case OP_addcdiv: return a + nbx_div(A(0) * b, c);
 
+#if NBX_CLS_F
 float nbx_sigmoid(float a) { return 1.0 / (1.0 + nbx_exp(-a)); }
 float nbx_softplus(float a, float beta, float threshold) {
   return a * beta > threshold ? a : nbx_log1p(nbx_exp(a * beta)) / beta;
@@ -149,7 +184,9 @@ float opF(float a, float b, float c, uint pos) {
   }
 }
 
-#if NBX_F64
+#endif
+
+#if NBX_CLS_D
 double attrD(int k) { return packDouble2x32(P.attrs[k].xy); }
 // float64 covers the exactly-rounded operations; transcendental float64 ops are refused by
 // the backend by name (GLSL has no float64 exp/log/sin), so they never reach this switch.
@@ -220,6 +257,7 @@ double opD(double a, double b, double c, uint pos) {
   case OP_clamp: return min(max(a, b), c);                                                 \
   case OP_addcmul: return a + A(0) * b * c;
 
+#if NBX_CLS_I
 int opI(int a, int b, int c, uint pos) {
   switch (OP) {
     NBX_INT_CASES(int, 32, attrI)
@@ -227,7 +265,9 @@ int opI(int a, int b, int c, uint pos) {
   }
 }
 
-#if NBX_I64
+#endif
+
+#if NBX_CLS_L
 int64_t attrL(int k) { return int64_t(pack64(P.attrs[k].xy)); }
 int64_t opL(int64_t a, int64_t b, int64_t c, uint pos) {
   switch (OP) {

@@ -7,8 +7,6 @@
 // polynomials that hold it on every driver. `precise` keeps drivers from re-associating
 // the Cody-Waite reductions, whose exactness depends on evaluation order.
 
-#define kNaN uintBitsToFloat(0x7fc00000u)
-#define kInf uintBitsToFloat(0x7f800000u)
 
 // exp(r) for |r| <= 0.35: Taylor to degree 7 (truncation error < 6e-9).
 float nbx_exp_poly(float r) {
@@ -85,10 +83,58 @@ float nbx_cos_poly(float r) {
          z * (-1.0 / 3628800.0)))));
 }
 
-// x = q * pi/2 + r with a three-part Cody-Waite split of pi/2 (exact products for |q| < 2^15;
-// beyond that the reduction keeps only a few digits, as any float32 reduction without
-// Payne-Hanek does).
+// 32 bits of a 128-bit number N (w0 least significant) starting at bit p (p >= -31).
+uint nbx_bits32(uvec4 n, int p) {
+  if (p < 0) return n.x << uint(-p);
+  int w = p >> 5, b = p & 31;
+  uint lo = n[w], hi = w < 3 ? n[w + 1] : 0u;
+  return b == 0 ? lo : (lo >> uint(b)) | (hi << uint(32 - b));
+}
+
+// Payne-Hanek: x * 2/pi with the bits of 2/pi that matter for x's exponent, in integers.
+float nbx_reduce_large(float x, out int q) {
+  const uint kTwoOverPi[7] = uint[7](0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u,
+                                     0xDB629599u, 0x3C439041u, 0xFE5163ABu);
+  uint ux = floatBitsToUint(x);
+  int e = int((ux >> 23) & 0xffu) - 150;  // x = m * 2^e, m a 24-bit integer
+  uint m = (ux & 0x7fffffu) | 0x800000u;
+  int k0 = e >= 34 ? (e - 2) / 32 : 0;    // earlier words only add multiples of 4
+  uint h0, l0, h1, l1, h2, l2, c1, c2;
+  umulExtended(m, kTwoOverPi[k0], h0, l0);
+  umulExtended(m, kTwoOverPi[k0 + 1], h1, l1);
+  umulExtended(m, kTwoOverPi[k0 + 2], h2, l2);
+  uvec4 n;
+  n.x = l2;
+  n.y = uaddCarry(h2, l1, c1);
+  uint t = uaddCarry(h1, l0, c2);
+  uint c3;
+  n.z = uaddCarry(t, c1, c3);
+  n.w = h0 + c2 + c3;
+  int point = 32 * (k0 + 3) - e;  // the binary point of n
+  uint quarter = nbx_bits32(n, point) & 3u;
+  uint fhi = nbx_bits32(n, point - 32), flo = nbx_bits32(n, point - 64);
+  float sgn = 1.0;
+  if ((fhi & 0x80000000u) != 0u) {  // fraction >= 1/2: round up, keep 1 - fraction
+    quarter += 1u;
+    sgn = -1.0;
+    uint borrow;
+    flo = usubBorrow(0u, flo, borrow);
+    fhi = 0u - fhi - borrow;
+  }
+  float frac = float(fhi) * 2.3283064365386963e-10 + float(flo) * 5.421010862427522e-20;
+  float r = sgn * frac * 1.5707963267948966;
+  q = int(quarter & 3u);
+  if (x < 0.0) {
+    r = -r;
+    q = (4 - q) & 3;
+  }
+  return r;
+}
+
+// x = q * pi/2 + r: a three-part Cody-Waite split of pi/2 (exact products for |q| < 2^15),
+// Payne-Hanek beyond.
 float nbx_reduce_half_pi(float x, out int q) {
+  if (abs(x) >= 32768.0) return nbx_reduce_large(x, q);
   precise float k = roundEven(x * 0.636619772367581343);
   precise float r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.549789948768648e-8;
   q = int(k);

@@ -129,7 +129,8 @@ TEST_CASE("every elementwise op and dtype matches the host reference") {
         const std::uint64_t seed = 0x5eed0000ull + std::uint64_t(cell) * 16 + layout;
         std::mt19937_64 rng(seed);
         Launch l = build(op, t, layout, rng);
-        CAPTURE(op.name);
+        const std::string op_name = op.name;
+        CAPTURE(op_name);
         CAPTURE(dtype_name(t));
         CAPTURE(layout);
         CAPTURE(seed);
