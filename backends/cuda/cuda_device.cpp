@@ -8,6 +8,7 @@
 #include "backends/cuda/cuda_errors.hpp"
 #include "core/errors.hpp"
 #include "kernels/gpu/fill_launch.hpp"
+#include "kernels/gpu/reduce_launch.hpp"
 
 namespace nbx::cuda {
 
@@ -167,7 +168,7 @@ void CudaDevice::raise_recorded_fault() {
 }
 
 bool CudaDevice::has_kernel_impl(std::string_view kernel) const {
-  return kernel == "elementwise" || kernel == "fill";
+  return kernel == "elementwise" || kernel == "fill" || kernel == "reduce";
 }
 
 namespace {
@@ -199,7 +200,10 @@ void CudaDevice::launch_impl(const KernelLaunch& launch) {
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();
   gpu::ElementwiseLaunchResult r;
-  if (launch.kernel == "fill") {
+  if (launch.kernel == "reduce") {
+    r = gpu::launch_reduce(read_params<abi::ReduceParams>(launch, name_), buffers, n, options_,
+                           stream_);
+  } else if (launch.kernel == "fill") {
     r = gpu::launch_fill(read_params<abi::FillParams>(launch, name_), buffers, n, options_,
                          stream_);
   } else {

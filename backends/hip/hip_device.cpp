@@ -8,6 +8,7 @@
 #include "backends/hip/hip_errors.hpp"
 #include "core/errors.hpp"
 #include "kernels/gpu/fill_launch.hpp"
+#include "kernels/gpu/reduce_launch.hpp"
 
 namespace nbx::hip {
 
@@ -168,7 +169,7 @@ void HipDevice::raise_recorded_fault() {
 }
 
 bool HipDevice::has_kernel_impl(std::string_view kernel) const {
-  return kernel == "elementwise" || kernel == "fill";
+  return kernel == "elementwise" || kernel == "fill" || kernel == "reduce";
 }
 
 namespace {
@@ -200,7 +201,10 @@ void HipDevice::launch_impl(const KernelLaunch& launch) {
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();
   gpu::ElementwiseLaunchResult r;
-  if (launch.kernel == "fill") {
+  if (launch.kernel == "reduce") {
+    r = gpu::launch_reduce(read_params<abi::ReduceParams>(launch, name_), buffers, n, options_,
+                           stream_);
+  } else if (launch.kernel == "fill") {
     r = gpu::launch_fill(read_params<abi::FillParams>(launch, name_), buffers, n, options_,
                          stream_);
   } else {

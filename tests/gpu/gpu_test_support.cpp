@@ -238,6 +238,8 @@ double Generator::value(DType t, Role role) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const double u = unit(rng_);
   if (t == DType::kBool || role == Role::kCondition) return u < 0.5 ? 0 : 1;
+  if (role == Role::kPositive)
+    return is_floating(t) ? 0.25 + 1.75 * unit(rng_) : double(rng_() % 101);
   const bool special = u < 0.12;
   if (is_floating(t)) {
     if (special && role != Role::kExponent) {

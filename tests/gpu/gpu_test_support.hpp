@@ -79,6 +79,7 @@ enum class Role {
   kShift,      // integers in [-1, bits + 1]
   kExponent,   // floats in [-3, 3]; integers in [-2, 8]
   kCondition,  // bool
+  kPositive,   // floats in [0.25, 2], integers in [0, 100]: sums without cancellation
 };
 
 class Generator {

@@ -1,0 +1,360 @@
+// The "reduce" kernel family for CUDA and HIP (kernel ABI: abi::ReduceParams, op codes
+// core/reduce_op_list.inc, semantics backends/host/host_reduce.cpp).
+//
+// A group of `row_tile` threads (a power of two, at most one block) reduces one row: each
+// thread folds the elements k = lane, lane + row_tile, … into a partial state, then the
+// group combines states through a shared-memory tree. The tree works for any warp or
+// wavefront size, so the same code is exact on NVIDIA (32) and AMD (64 or 32). States
+// combine in a fixed order, so results are deterministic. Values are read through the
+// input's strides (kept dims, then reduced dims): no permuted copy.
+#include <string>
+
+#include "core/errors.hpp"
+#include "kernels/gpu/elementwise_kernels.cuh"
+#include "kernels/gpu/elementwise_plan.hpp"
+#include "kernels/gpu/reduce_launch.hpp"
+
+namespace nbx::gpu {
+namespace {
+
+constexpr int kReduceBlock = 256;
+
+// Everything a reduction carries: a value (sum, product, extreme, count…), the running
+// compensation of a floating-point sum, and the index of an extreme.
+template <typename C>
+struct State {
+  C v;
+  C comp;
+  i64 idx;
+};
+
+// Compensated addition (Knuth's TwoSum): the rounding error of each addition is carried in
+// `comp`, so a float32 sum of n terms keeps float32 accuracy instead of losing ~log2(n) or
+// ~sqrt(n) bits. Reductions are memory-bound; the extra additions are free.
+template <typename C>
+NBX_GPU_INLINE void add_compensated(State<C>& a, C x, C x_comp) {
+  if constexpr (IsFloatCompute<C>::value) {
+    const C s = a.v + x;
+    const C bb = s - a.v;
+    const C err = (a.v - (s - bb)) + (x - bb);
+    a.comp += x_comp + err;
+    a.v = s;
+  } else {
+    a.v = i64((unsigned long long)a.v + (unsigned long long)x);
+  }
+}
+template <typename C>
+NBX_GPU_INLINE C total(const State<C>& s) {
+  return s.v + s.comp;
+}
+
+template <typename C>
+NBX_GPU_INLINE C absolute(C x) {
+  if constexpr (IsFloatCompute<C>::value) {
+    return fabs(x);
+  } else {
+    return x < 0 ? -x : x;
+  }
+}
+
+// The state of an empty partial for `op` (the identity of its combine).
+template <typename C>
+NBX_GPU_INLINE State<C> identity(int op, double p) {
+  State<C> s{C(0), C(0), -1};
+  if (op == abi::kReduce_prod || op == abi::kReduce_all) s.v = C(1);
+  if constexpr (IsFloatCompute<C>::value) {
+    if (op == abi::kReduce_norm && p < 0 && isinf(p)) s.v = C(INFINITY);
+    if (op == abi::kReduce_logsumexp) s.v = C(-INFINITY);
+  }
+  return s;
+}
+
+template <typename C>
+NBX_GPU_INLINE bool nan_value(C x) {
+  return x != x;
+}
+
+// Extremes: the first NaN wins; otherwise the larger (smaller) value, then the smaller index.
+template <typename C>
+NBX_GPU_INLINE bool better_extreme(C v, i64 i, C bv, i64 bi, bool want_max) {
+  if (bi < 0) return i >= 0;
+  if (i < 0) return false;
+  const bool vn = nan_value(v), bn = nan_value(bv);
+  if (vn || bn) return vn && (!bn || i < bi);
+  if (v == bv) return i < bi;
+  return want_max ? v > bv : v < bv;
+}
+
+template <typename C>
+NBX_GPU_INLINE State<C> combine(int op, double p, State<C> a, const State<C>& b) {
+  switch (op) {
+    case abi::kReduce_sum:
+    case abi::kReduce_mean:
+    case abi::kReduce_var:  // both passes of var/std are sums
+    case abi::kReduce_std:
+      add_compensated(a, b.v, b.comp);
+      return a;
+    case abi::kReduce_prod:
+      if constexpr (IsFloatCompute<C>::value) {
+        a.v *= b.v;
+      } else {
+        a.v = i64((unsigned long long)a.v * (unsigned long long)b.v);
+      }
+      return a;
+    case abi::kReduce_amax:
+    case abi::kReduce_argmax:
+    case abi::kReduce_max_with_index:
+    case abi::kReduce_amin:
+    case abi::kReduce_argmin:
+    case abi::kReduce_min_with_index: {
+      const bool want_max =
+          op == abi::kReduce_amax || op == abi::kReduce_argmax || op == abi::kReduce_max_with_index;
+      return better_extreme(b.v, b.idx, a.v, a.idx, want_max) ? b : a;
+    }
+    case abi::kReduce_norm:
+      if (isinf(p)) {
+        if (nan_value(a.v) || nan_value(b.v))
+          a.v = nan_value(a.v) ? a.v : b.v;
+        else
+          a.v = (p > 0) == (b.v > a.v) ? b.v : a.v;
+      } else {
+        a.v += b.v;
+      }
+      return a;
+    case abi::kReduce_logsumexp:  // pass 1 keeps the maximum (NaN wins), pass 2 sums in v
+      if (nan_value(a.v) || nan_value(b.v))
+        a.v = nan_value(a.v) ? a.v : b.v;
+      else
+        a.v = b.v > a.v ? b.v : a.v;
+      return a;
+    case abi::kReduce_any:
+      a.v = (a.v != C(0) || b.v != C(0)) ? C(1) : C(0);
+      return a;
+    case abi::kReduce_all:
+      a.v = (a.v != C(0) && b.v != C(0)) ? C(1) : C(0);
+      return a;
+    default:
+      a.v += b.v;
+      return a;  // count_nonzero
+  }
+}
+
+// Folds element x (position k in the row) into a thread's state.
+template <typename C>
+NBX_GPU_INLINE State<C> fold(int op, double p, State<C> s, C x, i64 k) {
+  State<C> e{x, C(0), k};
+  switch (op) {
+    case abi::kReduce_norm: {
+      const C a = absolute(x);
+      if (isinf(p))
+        e.v = a;
+      else if (p == 0)
+        e.v = a != C(0) ? C(1) : C(0);
+      else if (p == 1)
+        e.v = a;
+      else if (p == 2)
+        e.v = a * a;
+      else
+        e.v = C(pow(double(a), p));
+      return combine(op, p, s, e);
+    }
+    case abi::kReduce_any:
+    case abi::kReduce_all:
+    case abi::kReduce_count_nonzero:
+      e.v = x != C(0) ? C(1) : C(0);
+      return combine(op, p, s, e);
+    default:
+      return combine(op, p, s, e);
+  }
+}
+
+template <typename C>
+NBX_GPU_INLINE State<C> group_reduce(int op, double p, State<C> s, State<C>* shared, int lane,
+                                     int group) {
+  shared[threadIdx.x] = s;
+  __syncthreads();
+  for (int half = group / 2; half > 0; half /= 2) {
+    if (lane < half)
+      shared[threadIdx.x] = combine(op, p, shared[threadIdx.x], shared[threadIdx.x + half]);
+    __syncthreads();
+  }
+  const State<C> r = shared[threadIdx.x - lane];
+  __syncthreads();  // the buffer is reused by the next pass
+  return r;
+}
+
+template <typename C>
+__global__ void __launch_bounds__(kReduceBlock)
+    reduce_kernel(const abi::ReduceParams p, void* out, const void* in, void* indices) {
+  __shared__ State<C> shared[kReduceBlock];
+  const int group = p.row_tile;
+  const int lane = int(threadIdx.x) % group;
+  const i64 groups_per_block = kReduceBlock / group;
+  const i64 first_row = i64(blockIdx.x) * groups_per_block + threadIdx.x / group;
+  const i64 row_step = i64(gridDim.x) * groups_per_block;
+  // Every thread runs the same number of iterations so that the group's barriers match.
+  const i64 rounds = (p.rows + row_step - 1) / row_step;
+  for (i64 round = 0; round < rounds; ++round) {
+    const i64 row = first_row + round * row_step;
+    const bool active = row < p.rows;
+    i64 rest = active ? row : 0, in_base = p.in_offset, out_off = p.out_offset,
+        idx_off = p.index_offset;
+    for (int d = p.out_ndim - 1; d >= 0; --d) {
+      const i64 c = next_coordinate(rest, p.out_sizes[d]);
+      in_base += c * p.in_kept_strides[d];
+      out_off += c * p.out_strides[d];
+      idx_off += c * p.index_strides[d];
+    }
+    auto element = [&](i64 k) {
+      i64 r = k, off = in_base;
+      for (int d = p.red_ndim - 1; d >= 0; --d)
+        off += next_coordinate(r, p.red_sizes[d]) * p.in_red_strides[d];
+      return load_as<C>(in, p.in_dtype, off);
+    };
+    State<C> s = identity<C>(p.op, p.attr);
+    if (active)
+      for (i64 k = lane; k < p.row_len; k += group) s = fold(p.op, p.attr, s, element(k), k);
+    s = group_reduce(p.op, p.attr, s, shared, lane, group);
+    // Second passes over the row: var/std sum squared deviations from the mean (two
+    // passes, as the host does, rather than Welford's running update); logsumexp sums
+    // exp(x - max), shifted by the maximum unless it is infinite (NaN: the answer is NaN).
+    if (p.op == abi::kReduce_var || p.op == abi::kReduce_std || p.op == abi::kReduce_logsumexp) {
+      if constexpr (IsFloatCompute<C>::value) {
+        const bool lse = p.op == abi::kReduce_logsumexp;
+        const C m = lse ? s.v : total(s) / C(p.row_len);
+        const C shift = isinf(m) ? C(0) : m;
+        State<C> t = identity<C>(abi::kReduce_sum, 0);
+        if (active)
+          for (i64 k = lane; k < p.row_len; k += group) {
+            const C d = element(k) - shift;
+            add_compensated(t, lse ? C(exp(d)) : d * d, C(0));
+          }
+        t = group_reduce(abi::kReduce_sum, 0.0, t, shared, lane, group);
+        s.v = lse ? (nan_value(m) ? m : C(log(total(t)) + shift)) : total(t);
+      }
+    }
+    if (!active || lane != 0) continue;
+    const C n = C(p.row_len);
+    switch (p.op) {
+      case abi::kReduce_mean:
+        store_as<C>(out, p.out_dtype, out_off, total(s) / n);
+        break;
+      case abi::kReduce_sum:
+        store_as<C>(out, p.out_dtype, out_off, total(s));
+        break;
+      case abi::kReduce_argmax:
+      case abi::kReduce_argmin:
+        store_as<i64>(out, p.out_dtype, out_off, s.idx < 0 ? 0 : s.idx);
+        break;
+      case abi::kReduce_max_with_index:
+      case abi::kReduce_min_with_index:
+        store_as<C>(out, p.out_dtype, out_off, s.v);
+        store_as<i64>(indices, kInt64, idx_off, s.idx < 0 ? 0 : s.idx);
+        break;
+      case abi::kReduce_var:
+      case abi::kReduce_std: {
+        const double denom = double(p.row_len) - p.attr;
+        const C var = s.v / C(denom > 0 ? denom : 0.0);
+        store_as<C>(out, p.out_dtype, out_off,
+                    p.op == abi::kReduce_std ? C(sqrt(double(var))) : var);
+        break;
+      }
+      case abi::kReduce_norm: {
+        C v = isinf(p.attr) ? s.v : total(s);
+        if (!isinf(p.attr) && p.attr == 2)
+          v = C(sqrt(double(v)));
+        else if (!isinf(p.attr) && p.attr != 0 && p.attr != 1)
+          v = C(pow(double(v), 1.0 / p.attr));
+        store_as<C>(out, p.out_dtype, out_off, v);
+        break;
+      }
+      default:
+        store_as<C>(out, p.out_dtype, out_off, s.v);
+        break;
+    }
+  }
+}
+
+[[noreturn]] void reject(const std::string& what) {
+  throw InvalidArgument("reduce", "reduce launch: " + what + ".");
+}
+
+bool writes_index_buffer(int op) {
+  return op == abi::kReduce_max_with_index || op == abi::kReduce_min_with_index;
+}
+
+// The furthest element a view reaches (over `nd` dims of sizes/strides, twice) must lie
+// inside its buffer.
+void check_view(i64 offset, int nd1, const std::int64_t* s1, const std::int64_t* st1, int nd2,
+                const std::int64_t* s2, const std::int64_t* st2, int dtype, const BoundBuffer& b,
+                const char* label) {
+  i64 last = offset;
+  if (offset < 0) reject(std::string(label) + " has a negative offset");
+  for (int d = 0; d < nd1; ++d) last += (s1[d] - 1) * st1[d];
+  for (int d = 0; d < nd2; ++d) last += (s2[d] - 1) * st2[d];
+  if (b.address == nullptr || std::uint64_t(last + 1) * dtype_bytes(dtype) > b.bytes)
+    reject(std::string(label) + " reaches beyond its buffer of " + std::to_string(b.bytes) +
+           " bytes");
+}
+
+}  // namespace
+
+ElementwiseLaunchResult launch_reduce(const abi::ReduceParams& p, const BoundBuffer* buffers,
+                                      int num_buffers, const ElementwiseOptions& options,
+                                      void* stream) {
+  if (p.op < abi::kReduce_sum || p.op > abi::kReduce_count_nonzero)
+    reject("unknown op code " + std::to_string(p.op));
+  if (num_buffers != (writes_index_buffer(p.op) ? 3 : 2))
+    reject(std::to_string(num_buffers) + " buffers for op " + std::to_string(p.op));
+  if (p.out_ndim < 0 || p.out_ndim > abi::kMaxDims || p.red_ndim < 0 || p.red_ndim > abi::kMaxDims)
+    reject("dims out of range");
+  if (dtype_bytes(p.in_dtype) == 0 || dtype_bytes(p.out_dtype) == 0 ||
+      dtype_bytes(p.accumulate_dtype) == 0)
+    reject("unknown dtype code");
+  i64 rows = 1, len = 1;
+  for (int d = 0; d < p.out_ndim; ++d) rows *= p.out_sizes[d];
+  for (int d = 0; d < p.red_ndim; ++d) len *= p.red_sizes[d];
+  if (rows != p.rows || len != p.row_len) reject("rows/row_len disagree with the sizes");
+  ElementwiseLaunchResult result;
+  if (p.rows == 0) return result;
+  check_view(p.out_offset, p.out_ndim, p.out_sizes, p.out_strides, 0, nullptr, nullptr, p.out_dtype,
+             buffers[0], "the output");
+  if (p.row_len > 0)
+    check_view(p.in_offset, p.out_ndim, p.out_sizes, p.in_kept_strides, p.red_ndim, p.red_sizes,
+               p.in_red_strides, p.in_dtype, buffers[1], "the input");
+  if (writes_index_buffer(p.op))
+    check_view(p.index_offset, p.out_ndim, p.out_sizes, p.index_strides, 0, nullptr, nullptr,
+               kInt64, buffers[2], "the index output");
+  // The group size: the wrapper's row_tile, rounded down to a power of two in [1, block].
+  abi::ReduceParams q = p;
+  int group = 1;
+  while (group * 2 <= p.row_tile && group * 2 <= kReduceBlock) group *= 2;
+  q.row_tile = group;
+  const i64 groups = kReduceBlock / group;
+  const i64 wanted = (p.rows + groups - 1) / groups;
+  const i64 cap = i64(options.multiprocessors > 0 ? options.multiprocessors : 1) * 32;
+  const unsigned blocks = unsigned(wanted < cap ? wanted : cap);
+  const Stream s = static_cast<Stream>(stream);
+  void* out = buffers[0].address;
+  const void* in = buffers[1].address;
+  void* idx = num_buffers > 2 ? buffers[2].address : nullptr;
+  switch (p.accumulate_dtype) {
+    case kFloat16:
+    case kBFloat16:
+    case kFloat32:
+      reduce_kernel<float><<<blocks, kReduceBlock, 0, s>>>(q, out, in, idx);
+      break;
+    case kFloat64:
+      reduce_kernel<double><<<blocks, kReduceBlock, 0, s>>>(q, out, in, idx);
+      break;
+    default:
+      reduce_kernel<i64><<<blocks, kReduceBlock, 0, s>>>(q, out, in, idx);
+      break;
+  }
+  result.error = int(last_launch_error());
+  result.call = "reduce launch";
+  result.path = ElementwisePath::kGeneric;
+  return result;
+}
+
+}  // namespace nbx::gpu
