@@ -23,18 +23,18 @@ std::map<DeviceId, std::shared_ptr<DeviceContext>>& open_devices() {
 }  // namespace
 
 DeviceContext::DeviceContext(std::unique_ptr<BackendDevice> device, Capabilities caps)
-    : device_(std::move(device)), allocator_(*device_), caps_(std::move(caps)) {}
+    : device_(std::move(device)),
+      id_string_(device_->id().str()),
+      display_name_(device_->display_name()),
+      allocator_(*device_),
+      caps_(std::move(caps)) {
+  if (!caps_.overlay.empty())
+    display_name_.insert(display_name_.size() - 1, ", overlay: " + caps_.overlay);
+}
 
 DeviceContext::~DeviceContext() = default;
 
 Device::Device() : Device(host_device()) {}
-
-std::string Device::display_name() const {
-  std::string s = ctx_->backend_device().display_name();
-  if (!capabilities().overlay.empty())
-    s.insert(s.size() - 1, ", overlay: " + capabilities().overlay);
-  return s;
-}
 
 void Device::synchronize() const {
   std::lock_guard lock(ctx_->launch_mutex());

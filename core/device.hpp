@@ -26,9 +26,14 @@ class DeviceContext {
   CachingAllocator& allocator() { return allocator_; }
   const Capabilities& capabilities() const { return caps_; }
   std::mutex& launch_mutex() { return launch_mutex_; }
+  // Names computed once at open: every op passes them to its planner.
+  const std::string& id_string() const { return id_string_; }
+  const std::string& display_name() const { return display_name_; }
 
  private:
   std::unique_ptr<BackendDevice> device_;
+  std::string id_string_;
+  std::string display_name_;
   CachingAllocator allocator_;
   Capabilities caps_;
   std::mutex launch_mutex_;
@@ -41,9 +46,9 @@ class Device {
   explicit Device(std::shared_ptr<DeviceContext> ctx) : ctx_(std::move(ctx)) {}
 
   const DeviceId& id() const { return ctx_->backend_device().id(); }
-  std::string str() const { return id().str(); }
+  const std::string& str() const { return ctx_->id_string(); }
   // "cuda:0 (NVIDIA H200)", and the overlay when one restricts it.
-  std::string display_name() const;
+  const std::string& display_name() const { return ctx_->display_name(); }
   bool is_host() const { return id().is_host(); }
   const DeviceProperties& properties() const { return ctx_->backend_device().properties(); }
   const Capabilities& capabilities() const { return ctx_->capabilities(); }

@@ -9,29 +9,9 @@
 namespace nbx {
 namespace {
 
-struct DTypeInfo {
-  std::string_view name;
-  std::size_t size;
-};
-
-constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
-    {"bool", 1},
-    {"int8", 1},
-    {"uint8", 1},
-    {"int16", 2},
-    {"int32", 4},
-    {"int64", 8},
-    {"float16", 2},
-    {"bfloat16", 2},
-    {"float32", 4},
-    {"float64", 8},
-}};
-
-const DTypeInfo& info(DType t) {
-  const auto i = static_cast<std::size_t>(t);
-  if (i >= kInfo.size()) throw Internal("dtype value " + std::to_string(i) + " is not a DType.");
-  return kInfo[i];
-}
+constexpr std::array<std::string_view, kNumDTypes> kNames = {
+    "bool",  "int8",    "uint8",    "int16",   "int32",
+    "int64", "float16", "bfloat16", "float32", "float64"};
 
 // Rank within a category, for "the larger one wins".
 int float_rank(DType t) {
@@ -58,11 +38,10 @@ std::optional<DType> combine_categories(std::optional<DType> higher, std::option
 
 }  // namespace
 
-std::size_t dtype_size(DType t) {
-  return info(t).size;
-}
 std::string_view dtype_name(DType t) {
-  return info(t).name;
+  const auto i = static_cast<std::size_t>(t);
+  if (i >= kNames.size()) throw Internal("dtype value " + std::to_string(i) + " is not a DType.");
+  return kNames[i];
 }
 
 DType parse_dtype(std::string_view name) {

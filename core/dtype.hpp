@@ -44,7 +44,12 @@ inline constexpr DType float64 = DType::kFloat64;
 // The dtype a float Python-style scalar (or an integer true division) produces.
 inline constexpr DType kDefaultFloat = DType::kFloat32;
 
-std::size_t dtype_size(DType t);
+// Bytes per element. Inline: kernels on the host call it per element.
+constexpr std::size_t dtype_size(DType t) {
+  constexpr std::size_t kSizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  const auto i = static_cast<std::size_t>(t);
+  return i < static_cast<std::size_t>(kNumDTypes) ? kSizes[i] : 0;
+}
 std::string_view dtype_name(DType t);  // "float32", "bfloat16", "bool", …
 // Accepts canonical names and common aliases ("f32", "bf16", "half", "int", "long").
 // Throws InvalidArgument naming the string.
