@@ -153,6 +153,8 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
     bad("needs a floating compute dtype, got " + std::string(dtype_name(cls_dt)));
   if ((cls == Cls::F || cls == Cls::D) && integer_only(*op))
     bad("needs an integer or bool compute dtype, got " + std::string(dtype_name(cls_dt)));
+  // float32 pow takes the float64 build where there is one (see vk_math64.glsl).
+  if (cls == Cls::F && p.op == abi::kOp_pow && f.fp64) f64 = true;
   if (numel > INT32_MAX)
     refuse("max_elements", std::to_string(numel) +
                                " elements exceed the 2^31 - 1 the 32-bit "

@@ -65,6 +65,9 @@ layout(set = 0, binding = 5) coherent buffer Fault { uint w[8]; } fault_rec;
 #define kNaN uintBitsToFloat(0x7fc00000u)
 #define kInf uintBitsToFloat(0x7f800000u)
 
+#if NBX_F64
+#include "vk_math64.glsl"
+#endif
 #if NBX_CLS_F
 #include "vk_math.glsl"
 #endif

@@ -244,6 +244,13 @@ float nbx_pow(float a, float b) {
     return b_odd ? -m : m;
   }
   if (a < 0.0 && !b_int) return kNaN;
+#if NBX_F64
+  double y = double(b) * nbx_log2_d(double(abs(a)));
+  double md = nbx_exp_d(y * 0.69314718055994531LF);
+  float m = md >= 3.4028235677973366e38LF ? kInf : float(md);
+#else
+  // Without float64 the exponent carries float32's 24 bits: results beyond ~2^8 lose digits.
   float m = nbx_exp2(b * log2(abs(a)));
+#endif
   return (a < 0.0 && b_odd) ? -m : m;
 }
