@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "cli/cli_conformance.hpp"
 #include "cli/cli_main_commands.hpp"
@@ -19,7 +20,23 @@ struct ConformanceArgs {
   std::string backend, device, json_path, overlay;
   std::vector<std::string> ops, dtypes;
   std::uint64_t seed = conformance::Options{}.seed;
+  bool quick = false;
+  std::string shard;  // "i/n"
 };
+
+// "2/3" -> (1, 3): shards are numbered from 1 on the command line.
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      const int i = std::stoi(text.substr(0, slash)), n = std::stoi(text.substr(slash + 1));
+      if (n >= 1 && i >= 1 && i <= n) return {i - 1, n};
+    }
+  } catch (const std::exception&) {
+  }
+  throw InvalidArgument("conformance",
+                        "conformance: --shard takes I/N with 1 <= I <= N, not '" + text + "'.");
+}
 
 int run(const ConformanceArgs& a) {
   conformance::Options o;
@@ -28,6 +45,8 @@ int run(const ConformanceArgs& a) {
   o.ops = a.ops;
   for (const std::string& d : a.dtypes) o.dtypes.push_back(parse_dtype(d));
   o.seed = a.seed;
+  o.quick = a.quick;
+  if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard);
   o.overlay = a.overlay;
   o.progress = &std::cerr;
   const conformance::Report report = conformance::run_conformance(o);
@@ -68,6 +87,12 @@ void register_conformance_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--seed", args->seed, "Seed of the random inputs (printed with every failure).")
       ->capture_default_str();
+  cmd->add_flag("--quick", args->quick,
+                "The CI subset: views, broadcasts and scalars only for float32 and int32 (every "
+                "op x dtype still runs contiguous, 0-d and 0-size inputs).");
+  cmd->add_option("--shard", args->shard,
+                  "Only every N-th op, starting at the I-th (I/N), to split a slow device's run "
+                  "over several processes.");
   cmd->add_option("--json", args->json_path, "Also write the full report as JSON to FILE.");
   cmd->add_option("--overlay", args->overlay,
                   "Capability overlay (YAML) restricting the devices under test, not the host "

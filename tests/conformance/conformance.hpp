@@ -61,11 +61,16 @@ struct DeviceReport {
   std::string backend;
   std::string note;  // e.g. "host against itself: strided views vs contiguous copies"
   std::vector<CellResult> cells;
+  // Device-level errors outside any cell (e.g. validation messages at the final
+  // synchronisation); each counts as a failure.
+  std::vector<std::string> errors;
   Counts counts;
 };
 
 struct Report {
   std::uint64_t seed = 0;
+  bool quick = false;
+  int shard_index = 0, shard_count = 1;
   std::vector<DeviceReport> devices;
   std::vector<std::string> unavailable;  // "hip: no device (hipErrorNoDevice)"
   Counts counts;
@@ -77,6 +82,13 @@ struct Options {
   std::vector<std::string> ops;        // empty: every op
   std::vector<DType> dtypes;           // empty: every dtype
   std::uint64_t seed = 20261130;
+  // The CI subset: every cell runs contiguous, 0-d and 0-size inputs, but the views,
+  // broadcasts, 0-d operands and host scalars only for float32 and int32. Each new
+  // layout is a new pipeline on Vulkan, ~0.1 s to compile on llvmpipe.
+  bool quick = false;
+  // Runs only ops whose position in the op list is shard_index modulo shard_count, so a
+  // slow device can be checked by several processes at once.
+  int shard_index = 0, shard_count = 1;
   std::string overlay;               // capability overlay file for the devices under test
   std::ostream* progress = nullptr;  // one line per device while running, when set
 };

@@ -43,7 +43,8 @@ enum class Layout {
 std::string_view layout_name(Layout layout);
 // The layouts a cell runs, in order (the fault case first, so the cases after it show
 // that the device stayed usable).
-std::vector<Layout> layouts_for(const OpSpec& op, DType dtype);
+// `quick`: the views, broadcasts, 0-d operands and scalars only for float32 and int32.
+std::vector<Layout> layouts_for(const OpSpec& op, DType dtype, bool quick);
 
 struct CaseInputs {
   std::vector<ops::TensorOrScalar> reference;  // on the host, contiguous

@@ -47,9 +47,10 @@ std::string row_name(const CellResult& c) {
   return c.to ? c.op + ">" + std::string(dtype_name(*c.to)) : c.op;
 }
 
-std::string reproducer(const DeviceReport& d, const CellResult& c, std::uint64_t seed) {
+std::string reproducer(const DeviceReport& d, const CellResult& c, std::uint64_t seed, bool quick) {
   return "nbx conformance --device " + d.device + " --ops " + c.op + " --dtypes " +
-         std::string(dtype_name(c.dtype)) + " --seed " + std::to_string(seed);
+         std::string(dtype_name(c.dtype)) + " --seed " + std::to_string(seed) +
+         (quick ? " --quick" : "");
 }
 
 // JSON numbers cannot be inf or NaN; those errors are written as strings.
@@ -63,7 +64,7 @@ double from_number(const json& j) {
   return s == "nan" ? NAN : (s == "inf" ? INFINITY : -INFINITY);
 }
 
-void print_device(const DeviceReport& d, std::uint64_t seed, std::ostream& out) {
+void print_device(const DeviceReport& d, std::uint64_t seed, bool quick, std::ostream& out) {
   out << d.name << "\n";
   if (!d.note.empty()) out << "  (" << d.note << ")\n";
   std::vector<DType> cols;
@@ -104,8 +105,9 @@ void print_device(const DeviceReport& d, std::uint64_t seed, std::ostream& out) 
       for (const std::string& v : c.worst->inputs) out << " " << v;
       out << ").";
     }
-    out << " Seed " << seed << "; reproduce: " << reproducer(d, c, seed) << "\n";
+    out << " Seed " << seed << "; reproduce: " << reproducer(d, c, seed, quick) << "\n";
   }
+  for (const std::string& e : d.errors) out << "  FAIL (device): " << e << "\n";
   if (first_refusal)
     out << "  refused: " << refused << " cells by name, e.g. " << row_name(*first_refusal) << " "
         << dtype_name(first_refusal->dtype) << ": " << first_refusal->reason << "\n";
@@ -182,11 +184,14 @@ std::string summary_line(const Counts& c) {
 }
 
 void print_report(const Report& report, std::ostream& out) {
-  out << "conformance: seed " << report.seed
-      << "; marks: . pass, F FAIL, r refused by name, - n/a (op undefined for the dtype), "
+  out << "conformance: seed " << report.seed;
+  if (report.quick) out << ", quick (views and scalars for float32 and int32 only)";
+  if (report.shard_count > 1)
+    out << ", ops shard " << report.shard_index + 1 << " of " << report.shard_count;
+  out << "; marks: . pass, F FAIL, r refused by name, - n/a (op undefined for the dtype), "
          "x expected failure, ! unexpected pass\n";
   for (const std::string& u : report.unavailable) out << "  " << u << "\n";
-  for (const DeviceReport& d : report.devices) print_device(d, report.seed, out);
+  for (const DeviceReport& d : report.devices) print_device(d, report.seed, report.quick, out);
   out << summary_line(report.counts) << "\n";
 }
 
@@ -222,9 +227,12 @@ std::string report_to_json(const Report& report) {
                        {"failed", d.counts.failed},
                        {"skipped", d.counts.skipped},
                        {"not_applicable", d.counts.not_applicable},
+                       {"errors", d.errors},
                        {"cells", std::move(cells)}});
   }
   const json root = {{"seed", report.seed},
+                     {"quick", report.quick},
+                     {"shard", {report.shard_index + 1, report.shard_count}},
                      {"passed", report.counts.passed},
                      {"failed", report.counts.failed},
                      {"skipped", report.counts.skipped},
@@ -239,6 +247,10 @@ Report report_from_json(const std::string& text) {
     const json root = json::parse(text);
     Report r;
     r.seed = root.at("seed").get<std::uint64_t>();
+    r.quick = root.at("quick").get<bool>();
+    const auto shard = root.at("shard").get<std::vector<int>>();
+    r.shard_index = shard.at(0) - 1;
+    r.shard_count = shard.at(1);
     r.unavailable = root.at("unavailable").get<std::vector<std::string>>();
     for (const json& jd : root.at("devices")) {
       DeviceReport d;
@@ -246,6 +258,8 @@ Report report_from_json(const std::string& text) {
       d.name = jd.at("name").get<std::string>();
       d.backend = jd.at("backend").get<std::string>();
       d.note = jd.at("note").get<std::string>();
+      d.errors = jd.at("errors").get<std::vector<std::string>>();
+      d.counts.failed += int(d.errors.size());
       for (const json& jc : jd.at("cells")) {
         CellResult c;
         c.op = jc.at("op").get<std::string>();

@@ -53,7 +53,7 @@ std::vector<std::string> inputs_at(const std::vector<ops::TensorOrScalar>& opera
 
 // One cell on `dut`. Stops at the first failing layout; a refusal is remembered and the
 // other layouts still run (a failure outranks a refusal).
-CellResult run_cell(const Device& dut, const Cell& cell, std::uint64_t seed) {
+CellResult run_cell(const Device& dut, const Cell& cell, std::uint64_t seed, bool quick) {
   CellResult r;
   r.op = cell.op;
   r.dtype = cell.dtype;
@@ -70,7 +70,7 @@ CellResult run_cell(const Device& dut, const Cell& cell, std::uint64_t seed) {
   const DType to = cell.to.value_or(cell.dtype);
   const Device host = host_device();
   bool refused = false;
-  for (Layout layout : layouts_for(spec, cell.dtype)) {
+  for (Layout layout : layouts_for(spec, cell.dtype, quick)) {
     const std::string_view lname = layout_name(layout);
     Rng rng = Rng::for_case(seed, spec.name, cell.dtype, cell.to ? int(*cell.to) : -1, int(layout));
     CaseInputs in;
@@ -80,6 +80,8 @@ CellResult run_cell(const Device& dut, const Cell& cell, std::uint64_t seed) {
       refused = true;
       if (r.reason.empty()) r.failed_case = lname, r.reason = e.what();
       continue;
+    } catch (const Error& e) {
+      return fail(lname, std::string("could not place the inputs on the device: ") + e.what());
     }
     Tensor ref;
     bool ref_fault = false;
@@ -152,8 +154,14 @@ std::vector<Cell> cells_for(const Options& o) {
                                                "`nbx conformance --help` for the list).");
   std::vector<DType> dtypes(std::begin(kAllDTypes), std::end(kAllDTypes));
   if (!o.dtypes.empty()) dtypes = o.dtypes;
+  if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
+    throw InvalidArgument("conformance", "conformance: shard " + std::to_string(o.shard_index) +
+                                             " of " + std::to_string(o.shard_count) +
+                                             " does not exist.");
   std::vector<Cell> cells;
-  for (const std::string& n : names) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (int(i % std::size_t(o.shard_count)) != o.shard_index) continue;
+    const std::string& n = names[i];
     if (n == "cast") {
       for (DType to : kAllDTypes)
         for (DType d : dtypes) cells.push_back({find_op_spec(n), n, d, to});
@@ -175,7 +183,7 @@ DeviceReport run_device(const Device& dut, const std::vector<Cell>& cells, const
     rep.note = "overlay " + o.overlay + " was not applied by this build's capability resolver";
   if (o.progress) *o.progress << "conformance: " << rep.name << ", " << cells.size() << " cells\n";
   for (const Cell& cell : cells) {
-    CellResult r = run_cell(dut, cell, o.seed);
+    CellResult r = run_cell(dut, cell, o.seed, o.quick);
     if (auto why = expected_failure(rep.backend, r.op, r.dtype, r.to)) {
       if (r.status == CellStatus::kFail) {
         r.status = CellStatus::kExpectedFail;
@@ -187,6 +195,14 @@ DeviceReport run_device(const Device& dut, const std::vector<Cell>& cells, const
     }
     rep.counts.add(r.status);
     rep.cells.push_back(std::move(r));
+  }
+  // Anything the device reports only at a synchronisation (validation messages, a late
+  // fault) must not slip out after the last cell.
+  try {
+    dut.synchronize();
+  } catch (const Error& e) {
+    rep.errors.push_back(e.what());
+    ++rep.counts.failed;
   }
   return rep;
 }
@@ -200,6 +216,9 @@ std::vector<std::string> suite_op_names() {
 Report run_conformance(const Options& o) {
   Report report;
   report.seed = o.seed;
+  report.quick = o.quick;
+  report.shard_index = o.shard_index;
+  report.shard_count = o.shard_count;
   const std::vector<Cell> cells = cells_for(o);
   std::optional<DeviceId> want_device;
   if (o.device) want_device = DeviceId::parse(*o.device);

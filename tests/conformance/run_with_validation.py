@@ -3,8 +3,13 @@
 
 usage: run_with_validation.py COMMAND [ARGS...]
 
-The loader is asked to report which layers it inserts, so a validation layer that is not
-installed fails the run instead of passing it unchecked. Exit 77 (SKIP) passes through.
+The Vulkan backend's own switch, NBX_VULKAN_VALIDATION=1, enables the layer and a debug
+messenger whose messages make the next synchronize() throw, so a message fails the cell
+that caused it; this script also fails on any message printed (the layer logs on its own
+at instance destruction, after the last synchronize). VK_INSTANCE_LAYERS is left alone:
+the loader reports that variable itself as a warning. The loader is asked to say which
+layers it inserts, so a run without the layer fails instead of passing unchecked.
+Exit 77 (SKIP: no Vulkan device) passes through.
 """
 import os
 import re
@@ -12,16 +17,14 @@ import subprocess
 import sys
 
 LAYER = "VK_LAYER_KHRONOS_validation"
-MESSAGE = re.compile(r"Validation (Error|Warning|Performance Warning)|VUID-")
+# The layer's own log lines, and nbx's report of what its debug messenger collected.
+MESSAGE = re.compile(r"Validation (Error|Warning|Performance Warning)|VUID-|validation layer")
 LOADER_CHATTER = re.compile(r"^(\w+ \| )?LAYER:")
 
 
 def main() -> int:
     env = dict(os.environ)
-    layers = [l for l in env.get("VK_INSTANCE_LAYERS", "").split(":") if l]
-    if LAYER not in layers:
-        layers.append(LAYER)
-    env["VK_INSTANCE_LAYERS"] = ":".join(layers)
+    env["NBX_VULKAN_VALIDATION"] = "1"
     env["VK_LOADER_DEBUG"] = "layer"
     proc = subprocess.run(sys.argv[1:], env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, errors="replace")
@@ -36,6 +39,10 @@ def main() -> int:
         if MESSAGE.search(line):
             messages.append(line)
     if proc.returncode == 77:
+        if "is not installed" in proc.stdout:
+            print(f"run_with_validation: {LAYER} is missing, so Vulkan was unavailable; install "
+                  "vulkan-validationlayers (Debian) so the run is actually validated.")
+            return 1
         return 77
     if not loaded:
         print(f"run_with_validation: the loader never inserted {LAYER}; install "
