@@ -203,7 +203,9 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
   }
   const std::uint32_t path = flat ? (aligned4 ? 2 : 1) : 0;
   const std::uint64_t items = path == 2 ? (std::uint64_t(numel) + 3) / 4 : std::uint64_t(numel);
-  const std::uint64_t max_groups = std::min<std::uint64_t>(f.max_workgroup_count_x, 65535);
+  // One work item per invocation where the device allows that many groups (NVIDIA: 2^31 - 1);
+  // llvmpipe's 65535 makes the shader loop instead.
+  const std::uint64_t max_groups = std::min<std::uint64_t>(f.max_workgroup_count_x, 1u << 22);
   const std::uint64_t groups =
       std::min<std::uint64_t>((items + workgroup_size_ - 1) / workgroup_size_, max_groups);
   g.head[0] = std::uint32_t(numel);

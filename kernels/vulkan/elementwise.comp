@@ -154,8 +154,11 @@ void item(uint w) {
   } else {
     uint first = PATH == 2 ? 4u * w : w;
     count = PATH == 2 ? numel - first : 1u;
-    for (uint t = 0u; t < count; ++t) {
-      uint e = first + t;
+    // Constant trip counts with guards: the driver unrolls them, so every lane index is a
+    // constant (a dynamic vector index sends the lanes to local memory on NVIDIA).
+    for (int t = 0; t < 4; ++t) {
+      if (uint(t) >= count) break;
+      uint e = first + uint(t);
       uvec4 o = P.offsets + uvec4(e);
       if (PATH == 0) {
         o = P.offsets;
@@ -177,9 +180,10 @@ void item(uint w) {
   }
   uvec4 lo = uvec4(0u), hi = uvec4(0u);
   const uint first = PATH == 2 ? 4u * w : w;
-  for (uint t = 0u; t < count; ++t) {
+  for (int t = 0; t < 4; ++t) {
+    if (uint(t) >= count) break;
     uvec2 r = compute(uvec2(lo0[t], hi0[t]), uvec2(lo1[t], hi1[t]), uvec2(lo2[t], hi2[t]),
-                      first + t);
+                      first + uint(t));
     lo[t] = r.x;
     hi[t] = r.y;
   }
@@ -197,7 +201,8 @@ void item(uint w) {
       bo_u128.v[2 * jo + 1] = uvec4(lo.z, hi.z, lo.w, hi.w);
     }
   } else {
-    for (uint t = 0u; t < count; ++t) {
+    for (int t = 0; t < 4; ++t) {
+      if (uint(t) >= count) break;
       uint i = o_out[t];
       if (s == 1) bo_u8.v[i] = uint8_t(lo[t]);
       else if (s == 2) bo_u16.v[i] = uint16_t(lo[t]);
