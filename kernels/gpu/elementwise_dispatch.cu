@@ -36,8 +36,9 @@ const FastEntry* find_fast(const abi::ElementwiseParams& p) {
   }
   if (in_dtype < 0) return nullptr;  // all-scalar inputs: rare, the generic kernel does it
   for (const FastEntry* e : fast_index().all)
+    // A cast's math is the conversion itself: its compute dtype does not select a kernel.
     if (e->op == p.op && e->in_dtype == in_dtype && e->out_dtype == p.out.dtype &&
-        e->compute_dtype == p.compute_dtype)
+        (e->compute_dtype == p.compute_dtype || p.op == abi::kOp_copy))
       return e;
   return nullptr;
 }

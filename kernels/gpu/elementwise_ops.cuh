@@ -208,8 +208,12 @@ NBX_GPU_INLINE C apply_float_op(int op, C a, C b, C c, const OpContext<C>& k) {
       return a != zero ? b : c;
     case abi::kOp_clamp:
       return nan_min(nan_max(a, b), c);
-    case abi::kOp_lerp:
-      return fabs(c) < half ? a + c * (b - a) : b - (b - a) * (one - c);
+    case abi::kOp_lerp: {
+      // In double whatever C is: end - start overflows float32 for bfloat16/float32 inputs
+      // near their largest values, where the host reference (float64) does not.
+      const double da = a, db = b, dc = c;
+      return C(fabs(dc) < 0.5 ? da + dc * (db - da) : db - (db - da) * (1.0 - dc));
+    }
     case abi::kOp_addcmul:
       return a + k.attr[0] * b * c;
     case abi::kOp_addcdiv:

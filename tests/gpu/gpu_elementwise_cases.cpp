@@ -294,13 +294,19 @@ std::vector<Case> cast_cases(std::uint64_t seed) {
     for (DType to : kAllDTypes)
       for (const Layout& l : all_layouts) {
         if (std::string(l.name) != "flat" && std::string(l.name) != "transposed") continue;
-        OpInfo copy{abi::kOp_copy, "copy", 1, kAll, false, Role::kGeneral};
-        Case c = build(copy, from, l, seed++);
-        c.out.dtype = to;
-        c.out.storage.assign(std::size_t(l.out.storage) * dtype_size(to), std::byte{0x5a});
-        c.label = "cast " + std::string(dtype_name(from)) + "->" + std::string(dtype_name(to)) +
-                  " layout=" + l.name + " seed=" + std::to_string(seed - 1);
-        cases.push_back(std::move(c));
+        // The op layer names the output dtype as a cast's compute dtype; the result must
+        // not depend on it, so both the output's and the input's are tried.
+        for (bool compute_is_output : {true, false}) {
+          OpInfo copy{abi::kOp_copy, "copy", 1, kAll, false, Role::kGeneral};
+          Case c = build(copy, from, l, seed++);
+          c.out.dtype = to;
+          c.compute = compute_is_output ? to : compute_for(from);
+          c.out.storage.assign(std::size_t(l.out.storage) * dtype_size(to), std::byte{0x5a});
+          c.label = "cast " + std::string(dtype_name(from)) + "->" + std::string(dtype_name(to)) +
+                    " compute=" + std::string(dtype_name(c.compute)) + " layout=" + l.name +
+                    " seed=" + std::to_string(seed - 1);
+          cases.push_back(std::move(c));
+        }
       }
   return cases;
 }
