@@ -113,7 +113,7 @@ NBX_FLOAT_HELPERS(double)
   case OP_relu: return isnan(a) ? a : (a > T(0) ? a : T(0));                              \
   case OP_leaky_relu: return a > T(0) ? a : a * A(0);                                     \
   case OP_hardsigmoid: return isnan(a) ? a : min(max(a + T(3), T(0)), T(6)) / T(6);       \
-  case OP_hardswish: return isnan(a) ? a : a * min(max(a + T(3), T(0)), T(6)) / T(6);     \
+  case OP_hardswish: return isnan(a) ? a : a * (min(max(a + T(3), T(0)), T(6)) / T(6));   \
   case OP_floor: return floor(a);                                                         \
   case OP_ceil: return ceil(a);                                                           \
   case OP_round: return roundEven(a);                                                     \

@@ -131,10 +131,11 @@ float nbx_reduce_large(float x, out int q) {
   return r;
 }
 
-// x = q * pi/2 + r: a three-part Cody-Waite split of pi/2 (exact products for |q| < 2^15),
-// Payne-Hanek beyond.
+// x = q * pi/2 + r: a three-part Cody-Waite split of pi/2 for |x| < 1024, Payne-Hanek
+// beyond. Drivers may re-associate the split despite `precise` (llvmpipe folds the last two
+// constants, an error of |q| * 1.5e-11), harmless only while |q| stays small.
 float nbx_reduce_half_pi(float x, out int q) {
-  if (abs(x) >= 32768.0) return nbx_reduce_large(x, q);
+  if (abs(x) >= 1024.0) return nbx_reduce_large(x, q);
   precise float k = roundEven(x * 0.636619772367581343);
   precise float r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.549789948768648e-8;
   q = int(k);
