@@ -6,6 +6,8 @@
 namespace nbx::cli {
 
 void register_devices_command(CLI::App& app);
+// `nbx bench` (cmd_bench.cpp).
+void register_bench_command(CLI::App& app);
 // `nbx explain` (cmd_explain.cpp).
 void register_explain_command(CLI::App& app);
 

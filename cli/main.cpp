@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   nbx::cli::register_caps_command(app);
   nbx::cli::register_device_files_command(app);
   nbx::cli::register_explain_command(app);
+  nbx::cli::register_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
