@@ -42,7 +42,10 @@ struct ElementwiseOperand {
 //  - all tensor inputs share one dtype, except `where`'s bool condition (in[0]);
 //  - `compute_dtype` is the dtype the math runs in on a GPU (float32 for half types,
 //    float64 or float32 for integer true division, the input dtype otherwise); the host
-//    reference computes in float64 / int64 and rounds once to the output dtype;
+//    reference computes in float64 / int64 and rounds once to the output dtype. For `copy`
+//    (a cast) it is the output dtype, and kernels convert straight from the input dtype;
+//  - a scalar operand is already converted to the compute dtype (integers wrapped, floats
+//    rounded to float32 unless the compute dtype is float64);
 //  - `contiguous` is 1 when every tensor operand is contiguous with the output's layout
 //    (offset aside), so a kernel may take a flat, vectorised path.
 struct ElementwiseParams {

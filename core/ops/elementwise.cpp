@@ -74,12 +74,17 @@ void check_exact_through_float32(const Device& device, std::span<const LaunchInp
                         caps.fp64.source + "); refused.");
 }
 
-// A host scalar meeting an integer computation is converted to that dtype first, wrapping
-// like PyTorch's scalar conversion (uint8 + (-1) adds 255), so `int8 < 1000` compares with
-// -24 on every backend, as PyTorch does.
+// A host scalar is converted to the dtype the op computes in first, as PyTorch does: an
+// integer wraps (uint8 + (-1) adds 255, so `int8 < 1000` compares with -24), and a float
+// meeting float32/float16/bfloat16 tensors is rounded to float32 (their math type), so a
+// float32 device and the float64 host reference see the same value.
 abi::ScalarValue scalar_for_compute(const Scalar& s, DType compute) {
   abi::ScalarValue v = detail::scalar_value(s);
-  if (s.is_floating() || is_floating(compute)) return v;
+  if (is_floating(compute)) {
+    if (compute != DType::kFloat64) v.f = static_cast<double>(static_cast<float>(v.f));
+    return v;
+  }
+  if (s.is_floating()) return v;
   const auto u = static_cast<std::uint64_t>(v.i);
   switch (compute) {
     case DType::kBool:
