@@ -188,11 +188,30 @@ float opF(float a, float b, float c, uint pos) {
 
 #if NBX_CLS_D
 double attrD(int k) { return packDouble2x32(P.attrs[k].xy); }
-// float64 covers the exactly-rounded operations; transcendental float64 ops are refused by
-// the backend by name (GLSL has no float64 exp/log/sin), so they never reach this switch.
+// GLSL has no float64 exp/log/sin: vk_math64.glsl builds them from arithmetic. sin, cos
+// and tan are refused by the backend (no float64 Payne-Hanek here), so never reach this.
 double opD(double a, double b, double c, uint pos) {
   switch (OP) {
     NBX_FLOAT_COMMON_CASES(double, attrD)
+    case OP_exp: return nbx_exp_d(a);
+    case OP_exp2: return nbx_exp_d(a * 0.69314718055994531LF);
+    case OP_log: return nbx_log_d(a);
+    case OP_log2: return isnan(a) || a < 0.0LF ? double(kNaN) : a == 0.0LF ? double(-kInf) : isinf(a) ? a : nbx_log2_d(a);
+    case OP_tanh: return nbx_tanh_d(a);
+    case OP_sigmoid: return nbx_sigmoid_d(a);
+    case OP_erf: return nbx_erf_d(a);
+    case OP_silu: return a * nbx_sigmoid_d(a);
+    case OP_gelu_erf: return 0.5LF * a * (1.0LF + nbx_erf_d(a * 0.70710678118654752LF));
+    case OP_gelu_tanh:
+      return 0.5LF * a * (1.0LF + nbx_tanh_d(0.79788456080286536LF * (a + 0.044715LF * a * a * a)));
+    case OP_mish: return a * nbx_tanh_d(nbx_log1p_d(nbx_exp_d(a)));
+    case OP_softplus: return nbx_softplus_d(a, attrD(0), attrD(1));
+    case OP_elu: return a > 0.0LF ? a : attrD(0) * nbx_expm1_d(a);
+    case OP_selu:
+      return 1.0507009873554804934LF * (a > 0.0LF ? a : 1.6732632423543772848LF * nbx_expm1_d(a));
+    case OP_celu: return a > 0.0LF ? a : attrD(0) * nbx_expm1_d(a / attrD(0));
+    case OP_pow: return nbx_pow_d(a, b);
+    case OP_atan2: return nbx_atan2_d(a, b);
     default: return double(kNaN);
   }
 }
