@@ -89,15 +89,26 @@ CellResult run_cell(const Device& dut, const Cell& cell, std::uint64_t seed, boo
       ref = spec.call(in.reference, cell.dtype, to);
       host.synchronize();
     } catch (const InvalidArgument& e) {
-      if (r.cases_run == 0 && !refused) {
+      if (r.cases_run || refused)
+        return fail(lname, std::string("the host rejected this layout after accepting others: ") +
+                               e.what());
+      // Not defined for the dtype: n/a, provided the device rejects it the same way.
+      try {
+        spec.call(in.device, cell.dtype, to);
+      } catch (const InvalidArgument&) {
         r.status = CellStatus::kNotApplicable;
         r.reason = e.what();
         return r;
+      } catch (const Error& d) {
+        return fail(lname, std::string("the host rejects the dtype (") + e.what() +
+                               ") but the device threw another error: " + d.what());
       }
-      return fail(lname,
-                  std::string("the host rejected this layout after accepting others: ") + e.what());
-    } catch (const DeviceFault& e) {
+      return fail(lname, std::string("the host rejects the dtype (") + e.what() +
+                             ") but the device gave a result.");
+    } catch (const DeviceFault&) {
       ref_fault = true;
+    } catch (const Error& e) {
+      return fail(lname, std::string("the host reference itself failed: ") + e.what());
     }
     if (layout == Layout::kDivisionByZero && !ref_fault)
       return fail(lname,
