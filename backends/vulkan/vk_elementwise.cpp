@@ -76,6 +76,7 @@ void encode_scalar(Cls cls, const abi::ScalarValue& v, std::uint32_t (&out)[4]) 
   if (cls == Cls::F) {
     const float f = static_cast<float>(v.f);
     std::memcpy(&out[2], &f, 4);
+    std::memcpy(out, &v.f, 8);  // the float64 value too, for the float64-widened ops
   } else if (cls == Cls::I) {
     out[2] = static_cast<std::uint32_t>(v.i);
   } else if (cls == Cls::D) {
@@ -159,7 +160,14 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
   if ((cls == Cls::F || cls == Cls::D) && integer_only(*op))
     bad("needs an integer or bool compute dtype, got " + std::string(dtype_name(cls_dt)));
   // float32 pow takes the float64 build where there is one (see vk_math64.glsl).
-  if (cls == Cls::F && p.op == abi::kOp_pow && f.fp64) f64 = true;
+  // So do the ops whose float32 intermediates overflow where the host's do not (see
+  // opF_wide in kernels/vulkan/vk_elementwise_ops.glsl).
+  // add/sub only with alpha != 1: a + b alone rounds like the host, and the plain build keeps
+  // the bandwidth-bound common case free of float64 registers.
+  const bool widened_alpha = named(*op, {"add", "sub"}) && p.attrs[0].f != 1.0;
+  if (cls == Cls::F && f.fp64 &&
+      (widened_alpha || named(*op, {"pow", "lerp", "addcmul", "addcdiv"})))
+    f64 = true;
   if (numel > INT32_MAX)
     refuse("max_elements", std::to_string(numel) +
                                " elements exceed the 2^31 - 1 the 32-bit "

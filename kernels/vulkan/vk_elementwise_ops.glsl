@@ -150,12 +150,52 @@ NBX_FLOAT_HELPERS(double)
   case OP_addcdiv: return a + nbx_div(A(0) * b, c);
 
 #if NBX_CLS_F
+#if NBX_F64
+// Where the device has float64, ops whose float32 intermediates can overflow while the host's
+// float64 ones do not (a + alpha*b, lerp, addcmul, addcdiv near FLT_MAX) run in float64 and
+// round once, like the host; the backend picks this build for them.
+double attrFD(int k) { return packDouble2x32(P.attrs[k].xy); }
+float nbx_d2f(double d) {
+  return abs(d) >= 3.4028235677973366e38LF ? (d > 0.0LF ? kInf : -kInf) : float(d);
+}
+double nbx_div_wide(double a, double b) {
+  if (b == 0.0LF) {
+    if (a == 0.0LF || isnan(a)) return double(kNaN);
+    return ((a < 0.0LF) != sign_bit(float(b))) ? double(-kInf) : double(kInf);
+  }
+  return a / b;
+}
+bool nbx_wide_op() {
+  return OP == OP_add || OP == OP_sub || OP == OP_lerp || OP == OP_addcmul || OP == OP_addcdiv;
+}
+float opF_wide(float a, float b, float c) {
+  switch (OP) {
+    case OP_add:
+      if (attrF(0) == 1.0) return a + b;
+      return nbx_d2f(double(a) + attrFD(0) * double(b));
+    case OP_sub:
+      if (attrF(0) == 1.0) return a - b;
+      return nbx_d2f(double(a) - attrFD(0) * double(b));
+    case OP_lerp: {
+      double s = double(a), e = double(b), w = double(c);
+      return nbx_d2f(abs(w) < 0.5LF ? s + w * (e - s) : e - (e - s) * (1.0LF - w));
+    }
+    case OP_addcmul: return nbx_d2f(double(a) + attrFD(0) * double(b) * double(c));
+    case OP_addcdiv: return nbx_d2f(double(a) + nbx_div_wide(attrFD(0) * double(b), double(c)));
+    default: return kNaN;
+  }
+}
+#endif
+
 float nbx_sigmoid(float a) { return 1.0 / (1.0 + nbx_exp(-a)); }
 float nbx_softplus(float a, float beta, float threshold) {
   return a * beta > threshold ? a : nbx_log1p(nbx_exp(a * beta)) / beta;
 }
 
 float opF(float a, float b, float c, uint pos) {
+#if NBX_F64
+  if (nbx_wide_op()) return opF_wide(a, b, c);
+#endif
   switch (OP) {
     NBX_FLOAT_COMMON_CASES(float, attrF)
     case OP_exp: return nbx_exp(a);
