@@ -106,3 +106,16 @@ TEST_CASE("an unknown op is an error naming it") {
   CHECK_THROWS_WITH_AS(run_cli({"conformance", "--backend", "host", "--ops", "frobnicate"}),
                        doctest::Contains("frobnicate"), nbx::InvalidArgument);
 }
+
+TEST_CASE("counting: refusals and expected failures skip, unexpected passes fail") {
+  Counts c;
+  for (CellStatus s :
+       {CellStatus::kPass, CellStatus::kFail, CellStatus::kRefused, CellStatus::kNotApplicable,
+        CellStatus::kExpectedFail, CellStatus::kUnexpectedPass})
+    c.add(s);
+  CHECK(c.passed == 1);
+  CHECK(c.failed == 2);
+  CHECK(c.skipped == 2);
+  CHECK(c.not_applicable == 1);
+  CHECK(summary_line(c) == "conformance: 1 passed, 2 failed, 2 skipped");
+}
