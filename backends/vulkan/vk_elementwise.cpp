@@ -39,11 +39,6 @@ bool transcendental(const OpInfo& op) {
                     "tanh",     "sigmoid", "erf",  "silu", "gelu_erf", "gelu_tanh", "mish",
                     "softplus", "elu",     "selu", "celu", "pow",      "atan2"});
 }
-// float64 trigonometry needs a float64 Payne-Hanek reduction the shaders do not have
-// (kernels/vulkan/vk_math64.glsl builds the other float64 functions from arithmetic).
-bool float64_refused(const OpInfo& op) {
-  return named(op, {"sin", "cos", "tan"});
-}
 bool float_only(const OpInfo& op) {
   return (transcendental(op) && !named(op, {"pow"})) ||
          named(op, {"sqrt", "rsqrt", "reciprocal", "div", "lerp", "addcdiv", "leaky_relu",
@@ -149,12 +144,6 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
   if (f64 && !f.fp64) refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
   if (i64 && !f.int64) refuse("int64", "int64 needs shaderInt64, which this device lacks");
   if (f16 && !f.fp16) refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
-  if (cls == Cls::D && float64_refused(*op))
-    refuse(
-        "fp64_transcendentals",
-        "float64 " + std::string(op->name) +
-            " needs a float64 "
-            "argument reduction the Vulkan kernels do not have, and float32 would lose precision");
   if ((cls == Cls::I || cls == Cls::L) && float_only(*op))
     bad("needs a floating compute dtype, got " + std::string(dtype_name(cls_dt)));
   if ((cls == Cls::F || cls == Cls::D) && integer_only(*op))

@@ -228,8 +228,7 @@ float opF(float a, float b, float c, uint pos) {
 
 #if NBX_CLS_D
 double attrD(int k) { return packDouble2x32(P.attrs[k].xy); }
-// GLSL has no float64 exp/log/sin: vk_math64.glsl builds them from arithmetic. sin, cos
-// and tan are refused by the backend (no float64 Payne-Hanek here), so never reach this.
+// GLSL has no float64 exp/log/sin: vk_math64.glsl builds them from arithmetic.
 double opD(double a, double b, double c, uint pos) {
   switch (OP) {
     NBX_FLOAT_COMMON_CASES(double, attrD)
@@ -250,6 +249,9 @@ double opD(double a, double b, double c, uint pos) {
     case OP_selu:
       return 1.0507009873554804934LF * (a > 0.0LF ? a : 1.6732632423543772848LF * nbx_expm1_d(a));
     case OP_celu: return a > 0.0LF ? a : attrD(0) * nbx_expm1_d(a / attrD(0));
+    case OP_sin: return nbx_sin_d(a);
+    case OP_cos: return nbx_cos_d(a);
+    case OP_tan: return nbx_tan_d(a);
     case OP_pow: return nbx_pow_d(a, b);
     case OP_atan2: return nbx_atan2_d(a, b);
     default: return double(kNaN);

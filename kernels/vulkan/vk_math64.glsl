@@ -174,4 +174,135 @@ double nbx_sigmoid_d(double a) { return 1.0LF / (1.0LF + nbx_exp_d(-a)); }
 double nbx_softplus_d(double a, double beta, double threshold) {
   return a * beta > threshold ? a : nbx_log1p_d(nbx_exp_d(a * beta)) / beta;
 }
+// x = q pi/2 + r for float64: r directly below pi/4, Cody-Waite with fdlibm's three 33-bit
+// pieces of pi/2 below 2^20 (k * piece exact), Payne-Hanek with six words of 2/pi beyond
+// (the result keeps ~2^-100 of absolute precision, enough for the closest double to a
+// multiple of pi/2).
+uint nbx_word_at(uint w[8], int p) {  // 32 bits of the 256-bit number w starting at bit p
+  int i = p >> 5, b = p & 31;
+  uint lo = w[i], hi = i < 7 ? w[i + 1] : 0u;
+  return b == 0 ? lo : (lo >> uint(b)) | (hi << uint(32 - b));
+}
+
+double nbx_reduce_half_pi_d(double x, out int q) {
+  if (abs(x) <= 0.78539816339744831LF) {
+    q = 0;
+    return x;
+  }
+  if (abs(x) < 1048576.0LF) {
+    double k = roundEven(x * 0.63661977236758134LF);
+    q = int(k) & 3;
+    return ((x - k * 1.57079632673412561417LF) - k * 6.07710050630396597660e-11LF) -
+           k * 2.02226624871116645580e-21LF;
+  }
+  // 2/pi in 32-bit words, most significant first (enough for every double exponent).
+  const uint kTwoOverPi[36] = uint[36](
+      0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u,
+      0x3C439041u, 0xFE5163ABu, 0xDEBBC561u, 0xB7246E3Au, 0x424DD2E0u,
+      0x06492EEAu, 0x09D1921Cu, 0xFE1DEB1Cu, 0xB129A73Eu, 0xE88235F5u,
+      0x2EBB4484u, 0xE99C7026u, 0xB45F7E41u, 0x3991D639u, 0x835339F4u,
+      0x9C845F8Bu, 0xBDF9283Bu, 0x1FF897FFu, 0xDE05980Fu, 0xEF2F118Bu,
+      0x5A0A6D1Fu, 0x6D367ECFu, 0x27CB09B7u, 0x4F463F66u, 0x9E5FEA2Du,
+      0x7527BAC7u, 0xEBE5F17Bu, 0x3D0739F7u, 0x8A5292EAu, 0x6BFB5FB1u,
+      0x1F8D5D08u);
+  uvec2 u = unpackDouble2x32(x);
+  int e = int((u.y >> 20) & 0x7ffu) - 1075;  // |x| = m 2^e, m a 53-bit integer
+  uint ml = u.x, mh = (u.y & 0xfffffu) | 0x100000u;
+  int k0 = e >= 34 ? (e - 2) / 32 : 0;  // earlier words add multiples of 4
+  uint t[6];
+  for (int i = 0; i < 6; ++i) t[i] = kTwoOverPi[k0 + 5 - i];  // least significant first
+  uint w[8];
+  for (int i = 0; i < 8; ++i) w[i] = 0u;
+  uint carry = 0u, hi, lo, c1, c2;
+  for (int i = 0; i < 6; ++i) {
+    umulExtended(ml, t[i], hi, lo);
+    w[i] = uaddCarry(lo, carry, c1);
+    carry = hi + c1;
+  }
+  w[6] = carry;
+  carry = 0u;
+  for (int i = 0; i < 6; ++i) {
+    umulExtended(mh, t[i], hi, lo);
+    uint sum = uaddCarry(w[i + 1], lo, c1);
+    w[i + 1] = uaddCarry(sum, carry, c2);
+    carry = hi + c1 + c2;
+  }
+  w[7] += carry;
+  int point = 32 * (k0 + 6) - e;
+  uint quarter = nbx_word_at(w, point) & 3u;
+  uint f1 = nbx_word_at(w, point - 32), f2 = nbx_word_at(w, point - 64);
+  uint f3 = nbx_word_at(w, point - 96);
+  double sgn = 1.0LF;
+  if ((f1 & 0x80000000u) != 0u) {  // fraction >= 1/2: round the quadrant up
+    quarter += 1u;
+    sgn = -1.0LF;
+    uint b3, b2;
+    f3 = usubBorrow(0u, f3, b3);
+    f2 = usubBorrow(0u, f2, b2);
+    uint b2b;
+    f2 = usubBorrow(f2, b3, b2b);
+    f1 = 0u - f1 - b2 - b2b;
+  }
+  double frac = double(f1) * 2.3283064365386963e-10LF + double(f2) * 5.421010862427522e-20LF +
+                double(f3) * 1.2621774483536189e-29LF;
+  double r = sgn * frac * 1.5707963267948966LF;
+  q = int(quarter & 3u);
+  if (x < 0.0LF) {
+    r = -r;
+    q = (4 - q) & 3;
+  }
+  return r;
+}
+
+double nbx_sin_poly_d(double r) {  // |r| <= pi/4, Taylor to r^21
+  double z = r * r, p = 1.0LF / 51090942171709440000.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 121645100408832000.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 355687428096000.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 1307674368000.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 6227020800.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 39916800.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 362880.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 5040.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 120.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 6.0LF;
+  return r - r * z * p;
+}
+
+double nbx_cos_poly_d(double r) {  // |r| <= pi/4, Taylor to r^20
+  double z = r * r, p = 1.0LF / 2432902008176640000.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 6402373705728000.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 20922789888000.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 87178291200.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 479001600.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 3628800.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 40320.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 720.0LF;
+  p = p * z * (-1.0LF) + 1.0LF / 24.0LF;
+  p = p * z * (-1.0LF) + 0.5LF;
+  return 1.0LF - z * p;
+}
+
+double nbx_sin_d(double x) {
+  if (isnan(x) || isinf(x)) return double(kNaN);
+  int q;
+  double r = nbx_reduce_half_pi_d(x, q);
+  double v = (q & 1) == 0 ? nbx_sin_poly_d(r) : nbx_cos_poly_d(r);
+  return (q & 2) == 0 ? v : -v;
+}
+
+double nbx_cos_d(double x) {
+  if (isnan(x) || isinf(x)) return double(kNaN);
+  int q;
+  double r = nbx_reduce_half_pi_d(x, q);
+  double v = (q & 1) == 0 ? nbx_cos_poly_d(r) : -nbx_sin_poly_d(r);
+  return (q & 2) == 0 ? v : -v;
+}
+
+double nbx_tan_d(double x) {
+  if (isnan(x) || isinf(x)) return double(kNaN);
+  int q;
+  double r = nbx_reduce_half_pi_d(x, q);
+  double s = nbx_sin_poly_d(r), c = nbx_cos_poly_d(r);
+  return (q & 1) == 0 ? s / c : -c / s;
+}
 #endif

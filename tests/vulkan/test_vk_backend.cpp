@@ -130,22 +130,20 @@ TEST_CASE("integer division by zero raises DeviceFault at synchronize, and the d
 
 TEST_CASE("refusals and malformed launches are typed errors naming the op") {
   BackendDevice& dev = vulkan_device();
-  Launch l = make_launch(abi::kOp_sin, DType::kFloat64, DType::kFloat64, {8});
+  // More elements than the 32-bit index path takes: refused before any buffer is looked at.
+  Launch big = make_launch(abi::kOp_neg, DType::kFloat32, DType::kFloat32, {8});
   std::mt19937_64 rng(3);
   Input x;
-  x.raw = random_raw(DType::kFloat64, 8, Values::kSmall, rng);
+  x.raw = random_raw(DType::kFloat32, 8, Values::kSmall, rng);
   x.strides = {1};
-  l.inputs.push_back(x);
-  if (dev.properties().fp64.value_or(false)) {
-    try {
-      run_on(dev, l);
-      FAIL("float64 sin ran");
-    } catch (const Unsupported& e) {
-      CHECK(e.op() == "sin");
-      CHECK(e.capability() == "fp64_transcendentals");
-    }
-  } else {
-    CHECK_THROWS_AS(run_on(dev, l), Unsupported);
+  big.inputs.push_back(x);
+  big.params.sizes[0] = big.params.numel = std::int64_t(1) << 31;
+  try {
+    run_on(dev, big);
+    FAIL("a 2^31-element launch ran");
+  } catch (const Unsupported& e) {
+    CHECK(e.op() == "neg");
+    CHECK(e.capability() == "max_elements");
   }
   Launch bits = make_launch(abi::kOp_bitwise_and, DType::kFloat32, DType::kFloat32, {8});
   x.raw = random_raw(DType::kFloat32, 8, Values::kSmall, rng);
