@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/cli_commands.hpp"
+#include "cli/cli_conformance.hpp"
 #include "cli/cli_main_commands.hpp"
 #include "core/errors.hpp"
 #include "nbx_config.h"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   nbx::cli::register_device_files_command(app);
   nbx::cli::register_explain_command(app);
   nbx::cli::register_bench_command(app);
+  nbx::cli::register_conformance_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

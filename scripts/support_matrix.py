@@ -20,7 +20,8 @@ def load(label_and_path):
     cells = {}
     for device in report["devices"]:
         for c in device["cells"]:
-            cells[(c["op"], c["dtype"])] = MARK.get(c["status"], "?")
+            op = c["op"] + (">" + c["to"] if "to" in c else "")  # casts: one row per target
+            cells[(op, c["dtype"])] = MARK.get(c["status"], "?")
     return label, cells, report
 
 

@@ -48,6 +48,14 @@ Scalar as_scalar(const TensorOrScalar& o) {
 // division on a device without fp64 (a rare op).
 double max_abs_integer(const Tensor& t) {
   if (t.numel() == 0) return 0;
+  if (!t.device().context().backend_device().has_kernel("reduce")) {
+    // A backend without the reduce family yet: read the operand on the host instead. The
+    // division itself still runs on the device; only the exactness check moves.
+    double m = 0;
+    for (std::int64_t v : t.to(host_device()).to(DType::kInt64).to_host<std::int64_t>())
+      m = std::max(m, std::fabs(static_cast<double>(v)));
+    return m;
+  }
   const double hi = static_cast<double>(amax(t).item().to_int());
   const double lo = static_cast<double>(amin(t).item().to_int());
   return std::max(std::fabs(hi), std::fabs(lo));
