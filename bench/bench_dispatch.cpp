@@ -19,13 +19,18 @@ double us_per(Clock::time_point t0, Clock::time_point t1, int n) {
 
 }  // namespace
 
-DispatchResult measure_dispatch(const Device& device, int iterations) {
+DispatchResult measure_dispatch(const Device& device, int iterations, int elements) {
   DispatchResult r;
   r.iterations = iterations;
-  const std::vector<float> values = {1.5f, -2.f, 3.25f, 4.f,  -5.5f, 6.f,  7.f,  -8.f,
-                                     9.f,  10.f, -11.f, 12.f, 13.5f, 14.f, 15.f, 16.f};
-  const Tensor x = Tensor::from_host(values, {16}).to(device);
-  const Tensor y = Tensor::from_host(values, {16}).to(device);
+  r.elements = elements;
+  const float pattern[16] = {1.5f, -2.f, 3.25f, 4.f,  -5.5f, 6.f,  7.f,  -8.f,
+                             9.f,  10.f, -11.f, 12.f, 13.5f, 14.f, 15.f, 16.f};
+  std::vector<float> values(static_cast<std::size_t>(elements));
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = pattern[k % 16];
+  const std::int64_t n = elements;
+  const std::size_t bytes = values.size() * sizeof(float);
+  const Tensor x = Tensor::from_host(values, {n}).to(device);
+  const Tensor y = Tensor::from_host(values, {n}).to(device);
   // Through the public op API: validation, promotion, output allocation, launch.
   for (int i = 0; i < 1000; ++i) ops::add(x, y);
   device.synchronize();
@@ -37,11 +42,11 @@ DispatchResult measure_dispatch(const Device& device, int iterations) {
 
   // Through the backend seam alone, with the parameter block built once.
   BackendDevice& bd = device.context().backend_device();
-  DeviceMemory a = bd.allocate(64), b = bd.allocate(64), out = bd.allocate(64);
-  bd.copy_from_host(a, 0, values.data(), 64);
-  bd.copy_from_host(b, 0, values.data(), 64);
+  DeviceMemory a = bd.allocate(bytes), b = bd.allocate(bytes), out = bd.allocate(bytes);
+  bd.copy_from_host(a, 0, values.data(), bytes);
+  bd.copy_from_host(b, 0, values.data(), bytes);
   abi::ElementwiseParams p{};
-  p.op = abi::kOp_add, p.num_inputs = 2, p.ndim = 1, p.numel = 16, p.sizes[0] = 16;
+  p.op = abi::kOp_add, p.num_inputs = 2, p.ndim = 1, p.numel = n, p.sizes[0] = n;
   p.compute_dtype = p.out.dtype = p.in[0].dtype = p.in[1].dtype = std::int32_t(DType::kFloat32);
   p.out.strides[0] = p.in[0].strides[0] = p.in[1].strides[0] = 1;
   p.contiguous = 1;
@@ -72,6 +77,7 @@ std::string results_json(const std::string& device, const std::string& timer,
                             {"median_ms", r.median_ms},
                             {"gbps", r.gbps}});
   j["dispatch"] = {{"iterations", d.iterations},
+                   {"elements", d.elements},
                    {"ops_add_us", d.ops_add_us},
                    {"ops_add_issue_us", d.ops_add_issue_us},
                    {"backend_launch_us", d.backend_launch_us},

@@ -61,8 +61,11 @@ struct DispatchResult {
   double backend_launch_issue_us = 0;
   double raw_launch_us = -1;  // the vendor runtime's own floor, where measured (< 0: not)
   int iterations = 0;
+  int elements = 16;  // of each add
 };
-DispatchResult measure_dispatch(const Device& device, int iterations = 20000);
+// Host time per float32 add of `elements` elements, issued `iterations` times in a loop and
+// synchronised once: through nbx::ops::add, and through BackendDevice::launch.
+DispatchResult measure_dispatch(const Device& device, int iterations = 20000, int elements = 16);
 
 // {"device": …, "timer": …, "results": [...], "dispatch": {...}}
 std::string results_json(const std::string& device, const std::string& timer,

@@ -1,7 +1,11 @@
 // nbx-bench-gpu: the elementwise suite and the dispatch overhead on one device, as a table
 // and as JSON (compared with bench/torch_reference.py by bench/make_table.py).
 //
-//   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick]
+//   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
+//
+// --dispatch-only skips the kernel suite and measures the dispatch overhead at 16 and at
+// 4096 elements (the largest op the CUDA/HIP launch batch takes); run it once more with
+// NBX_GPU_BATCH=0 for the figures without batching.
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -30,7 +34,7 @@ std::unique_ptr<nbx::BackendDevice> open_variant(const std::string& backend, con
 
 int main(int argc, char** argv) {
   std::string device_name = "cuda:0", json_path;
-  bool quick = false;
+  bool quick = false, dispatch_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--device" && i + 1 < argc)
@@ -39,13 +43,35 @@ int main(int argc, char** argv) {
       json_path = argv[++i];
     else if (a == "--quick")
       quick = true;
+    else if (a == "--dispatch-only")
+      dispatch_only = true;
     else {
-      std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick]\n";
+      std::cerr
+          << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]\n";
       return 2;
     }
   }
   try {
     const nbx::Device device = nbx::open(device_name);
+    if (dispatch_only) {
+      const char* batch = std::getenv("NBX_GPU_BATCH");
+      std::cout << device.display_name() << ", NBX_GPU_BATCH=" << (batch ? batch : "(unset)")
+                << "\n";
+      for (int elements : {16, 4096}) {
+        const auto d = nbx::bench::measure_dispatch(device, 20000, elements);
+        std::cout << std::fixed << std::setprecision(2) << "dispatch (" << d.iterations << " "
+                  << elements << "-element adds, one synchronize; issue-only in brackets): "
+                  << "nbx::ops::add " << d.ops_add_us << " us/op [" << d.ops_add_issue_us
+                  << "], BackendDevice::launch " << d.backend_launch_us << " us/op ["
+                  << d.backend_launch_issue_us << "]\n";
+      }
+#if NBX_BENCH_CUDA_EVENTS
+      if (device.id().backend == "cuda")
+        std::cout << "empty CUDA kernel <<<1, 256>>>: " << nbx::bench::raw_empty_launch_us(20000)
+                  << " us/launch\n";
+#endif
+      return 0;
+    }
     nbx::BackendDevice& bd = device.context().backend_device();
     std::unique_ptr<nbx::bench::KernelTimer> timer;
     nbx::bench::SuiteOptions options;

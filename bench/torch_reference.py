@@ -38,11 +38,31 @@ def timed(fn, sets, warmup=3, runs=25):
     return statistics.median(ms)
 
 
+def dispatch_us(elements, iters=20000):
+    """Host µs per torch.add of `elements` float32 elements, synchronised once at the end."""
+    x = torch.arange(elements, dtype=torch.float32, device="cuda") % 16 + 1
+    y = x * 2
+    for _ in range(1000):
+        torch.add(x, y)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        torch.add(x, y)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / iters * 1e6
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--dispatch-only", action="store_true",
+                    help="only the host time per tiny add (16 and 4096 elements)")
     args = ap.parse_args()
+    if args.dispatch_only:
+        for elements in (16, 4096):
+            print(f"dispatch: torch.add of {elements} elements {dispatch_us(elements):.2f} us/op")
+        return
     n = 1 << 22 if args.quick else 1 << 28
     edge = 2048 if args.quick else 16384
     f32, bf16 = torch.float32, torch.bfloat16
@@ -77,17 +97,8 @@ def main():
     results.append({"name": "transposed_add_f32", "shape": f"{edge}x{edge}", "bytes": nbytes,
                     "median_ms": ms, "gbps": nbytes / (ms * 1e-3) / 1e9})
 
-    x = torch.arange(16, dtype=f32, device="cuda") + 1
-    y = x * 2
-    for _ in range(1000):
-        torch.add(x, y)
-    torch.cuda.synchronize()
     iters = 20000
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        torch.add(x, y)
-    torch.cuda.synchronize()
-    add_us = (time.perf_counter() - t0) / iters * 1e6
+    add_us = dispatch_us(16, iters)
 
     out = {"device": torch.cuda.get_device_name(), "timer": "torch.cuda.Event",
            "torch": torch.__version__, "results": results,

@@ -38,11 +38,14 @@ CudaDevice::CudaDevice(int index, DeviceProperties properties)
   options_.warp_size = *this->properties().subgroup_size;  // always set by query_properties
   options_.multiprocessors = this->properties().compute_units;
   gpu::apply_environment(options_);
+  if (options_.batch_max_numel > 0)
+    batch_.emplace(gpu::elementwise_batch_capacity(), fault_device_, stream_);
 }
 
 CudaDevice::~CudaDevice() {
   // Errors are ignored here: a destructor must not throw, and a lost device fails them all.
   make_current();
+  if (batch_) (void)batch_->flush();
   (void)cudaStreamSynchronize(stream_);
   for (int s = 0; s < kStagingSlots; ++s) {
     (void)cudaEventDestroy(staging_free_[s]);
@@ -70,6 +73,7 @@ DeviceMemory CudaDevice::allocate_impl(std::size_t bytes) {
 
 void CudaDevice::free_impl(DeviceMemory memory) {
   make_current();
+  flush_batch();  // queued ops may still use the block
   check(cudaFree(memory.handle), "cudaFree", name_);
   allocated_ -= memory.bytes;
 }
@@ -87,6 +91,7 @@ MemoryInfo CudaDevice::memory_info_impl() const {
 void CudaDevice::copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, const void* src,
                                      std::size_t bytes) {
   make_current();
+  flush_batch();
   auto* out = static_cast<char*>(dst.handle) + dst_offset;
   const auto* in = static_cast<const char*>(src);
   for (std::size_t done = 0; done < bytes;) {
@@ -106,6 +111,7 @@ void CudaDevice::copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, c
 void CudaDevice::copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_offset,
                                    std::size_t bytes) {
   make_current();
+  flush_batch();
   const auto* in = static_cast<const char*>(src.handle) + src_offset;
   auto* out = static_cast<char*>(dst);
   std::size_t pending_at = 0, pending_n = 0;
@@ -135,6 +141,7 @@ void CudaDevice::copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_
 void CudaDevice::copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                                      std::size_t src_offset, std::size_t bytes) {
   make_current();
+  flush_batch();
   // cudaMemcpyDefault: with unified addressing this also copies from a peer device.
   check(cudaMemcpyAsync(static_cast<char*>(dst.handle) + dst_offset,
                         static_cast<const char*>(src.handle) + src_offset, bytes, cudaMemcpyDefault,
@@ -144,6 +151,7 @@ void CudaDevice::copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, D
 
 void CudaDevice::synchronize_impl() {
   make_current();
+  flush_batch();
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", name_);
   raise_recorded_fault();
 }
@@ -165,6 +173,12 @@ void CudaDevice::raise_recorded_fault() {
                     op + " on " + name_ + ": index " + std::to_string(r.index) +
                         " is out of range [0, " + std::to_string(r.bound) + ") at position " +
                         std::to_string(r.position) + ".");
+}
+
+void CudaDevice::flush_batch() {
+  if (!batch_ || batch_->empty()) return;
+  const gpu::ElementwiseLaunchResult r = batch_->flush();
+  if (r.error != 0) throw_error(static_cast<cudaError_t>(r.error), r.call, name_);
 }
 
 bool CudaDevice::has_kernel_impl(std::string_view kernel) const {
@@ -200,6 +214,7 @@ void CudaDevice::launch_impl(const KernelLaunch& launch) {
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();
   gpu::ElementwiseLaunchResult r;
+  if (launch.kernel != "elementwise") flush_batch();
   if (launch.kernel == "reduce") {
     r = gpu::launch_reduce(read_params<abi::ReduceParams>(launch, name_), buffers, n, options_,
                            stream_);
@@ -208,7 +223,7 @@ void CudaDevice::launch_impl(const KernelLaunch& launch) {
                          stream_);
   } else {
     r = gpu::launch_elementwise(read_params<abi::ElementwiseParams>(launch, name_), buffers, n,
-                                fault_device_, options_, stream_);
+                                fault_device_, options_, stream_, batch_ ? &*batch_ : nullptr);
   }
   if (r.error != 0) throw_error(static_cast<cudaError_t>(r.error), r.call, name_);
 }

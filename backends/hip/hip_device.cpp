@@ -39,11 +39,14 @@ HipDevice::HipDevice(int index, DeviceProperties properties)
   options_.warp_size = *this->properties().subgroup_size;  // always set by query_properties
   options_.multiprocessors = this->properties().compute_units;
   gpu::apply_environment(options_);
+  if (options_.batch_max_numel > 0)
+    batch_.emplace(gpu::elementwise_batch_capacity(), fault_device_, stream_);
 }
 
 HipDevice::~HipDevice() {
   // Errors are ignored here: a destructor must not throw, and a lost device fails them all.
   make_current();
+  if (batch_) (void)batch_->flush();
   (void)hipStreamSynchronize(stream_);
   for (int s = 0; s < kStagingSlots; ++s) {
     (void)hipEventDestroy(staging_free_[s]);
@@ -71,6 +74,7 @@ DeviceMemory HipDevice::allocate_impl(std::size_t bytes) {
 
 void HipDevice::free_impl(DeviceMemory memory) {
   make_current();
+  flush_batch();  // queued ops may still use the block
   check(hipFree(memory.handle), "hipFree", name_);
   allocated_ -= memory.bytes;
 }
@@ -88,6 +92,7 @@ MemoryInfo HipDevice::memory_info_impl() const {
 void HipDevice::copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, const void* src,
                                     std::size_t bytes) {
   make_current();
+  flush_batch();
   auto* out = static_cast<char*>(dst.handle) + dst_offset;
   const auto* in = static_cast<const char*>(src);
   for (std::size_t done = 0; done < bytes;) {
@@ -107,6 +112,7 @@ void HipDevice::copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, co
 void HipDevice::copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_offset,
                                   std::size_t bytes) {
   make_current();
+  flush_batch();
   const auto* in = static_cast<const char*>(src.handle) + src_offset;
   auto* out = static_cast<char*>(dst);
   std::size_t pending_at = 0, pending_n = 0;
@@ -136,6 +142,7 @@ void HipDevice::copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_o
 void HipDevice::copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                                     std::size_t src_offset, std::size_t bytes) {
   make_current();
+  flush_batch();
   // hipMemcpyDefault: with unified addressing this also copies from a peer device.
   check(hipMemcpyAsync(static_cast<char*>(dst.handle) + dst_offset,
                        static_cast<const char*>(src.handle) + src_offset, bytes, hipMemcpyDefault,
@@ -145,6 +152,7 @@ void HipDevice::copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, De
 
 void HipDevice::synchronize_impl() {
   make_current();
+  flush_batch();
   check(hipStreamSynchronize(stream_), "hipStreamSynchronize", name_);
   raise_recorded_fault();
 }
@@ -166,6 +174,12 @@ void HipDevice::raise_recorded_fault() {
                     op + " on " + name_ + ": index " + std::to_string(r.index) +
                         " is out of range [0, " + std::to_string(r.bound) + ") at position " +
                         std::to_string(r.position) + ".");
+}
+
+void HipDevice::flush_batch() {
+  if (!batch_ || batch_->empty()) return;
+  const gpu::ElementwiseLaunchResult r = batch_->flush();
+  if (r.error != 0) throw_error(static_cast<hipError_t>(r.error), r.call, name_);
 }
 
 bool HipDevice::has_kernel_impl(std::string_view kernel) const {
@@ -201,6 +215,7 @@ void HipDevice::launch_impl(const KernelLaunch& launch) {
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();
   gpu::ElementwiseLaunchResult r;
+  if (launch.kernel != "elementwise") flush_batch();
   if (launch.kernel == "reduce") {
     r = gpu::launch_reduce(read_params<abi::ReduceParams>(launch, name_), buffers, n, options_,
                            stream_);
@@ -209,7 +224,7 @@ void HipDevice::launch_impl(const KernelLaunch& launch) {
                          stream_);
   } else {
     r = gpu::launch_elementwise(read_params<abi::ElementwiseParams>(launch, name_), buffers, n,
-                                fault_device_, options_, stream_);
+                                fault_device_, options_, stream_, batch_ ? &*batch_ : nullptr);
   }
   if (r.error != 0) throw_error(static_cast<hipError_t>(r.error), r.call, name_);
 }

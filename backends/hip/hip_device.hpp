@@ -4,11 +4,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include <hip/hip_runtime_api.h>
 
 #include "core/backend.hpp"
 #include "core/kernel_abi.hpp"
+#include "kernels/gpu/elementwise_batch.hpp"
 #include "kernels/gpu/elementwise_launch.hpp"
 
 namespace nbx::hip {
@@ -42,6 +44,9 @@ class HipDevice final : public BackendDevice {
   void make_current() const;
   // Throws DeviceFault when a kernel recorded one since the last call, and clears it.
   void raise_recorded_fault();
+  // Launches the queued small elementwise ops, before anything that must see them in the
+  // stream's order (another launch, a copy, a synchronize, a free).
+  void flush_batch();
 
   static constexpr int kStagingSlots = 2;
   static constexpr std::size_t kStagingBytes = std::size_t(8) << 20;  // per slot
@@ -55,6 +60,7 @@ class HipDevice final : public BackendDevice {
   abi::FaultRecord* fault_host_ = nullptr;    // mapped pinned memory
   abi::FaultRecord* fault_device_ = nullptr;  // the same bytes, as kernels address them
   gpu::ElementwiseOptions options_;
+  std::optional<gpu::ElementwiseBatch> batch_;  // absent with NBX_GPU_BATCH=0
   std::uint64_t allocated_ = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/gpu/elementwise_batch.hpp"
 #include "kernels/gpu/elementwise_fast.cuh"
 #include "kernels/gpu/elementwise_generic.hpp"
 #include "kernels/gpu/elementwise_launch.hpp"
@@ -48,10 +49,17 @@ const FastEntry* find_fast(const abi::ElementwiseParams& p) {
 ElementwiseLaunchResult launch_elementwise(const abi::ElementwiseParams& p,
                                            const BoundBuffer* buffers, int num_buffers,
                                            abi::FaultRecord* fault,
-                                           const ElementwiseOptions& options, void* stream) {
+                                           const ElementwiseOptions& options, void* stream,
+                                           ElementwiseBatch* batch) {
   validate_elementwise(p, buffers, num_buffers);
   ElementwiseLaunchResult result;
   if (p.numel == 0) return result;
+  if (batch) {
+    if (p.numel <= options.batch_max_numel) return batch->append(p, buffers);
+    // This launch goes straight to the stream: what was queued before it goes first.
+    result = batch->flush();
+    if (result.error != 0) return result;
+  }
   const Stream s = static_cast<Stream>(stream);
   if (!options.generic_only) {
     if (const FastEntry* e = find_fast(p)) {

@@ -24,17 +24,10 @@ Error launch_generic_as(const abi::ElementwiseParams& p, const GenericPointers& 
 
 Error launch_generic(const abi::ElementwiseParams& p, const GenericPointers& ptr,
                      int multiprocessors, Stream stream) {
-  // A cast (copy) converts the input's value straight to the output dtype, whatever
-  // compute dtype the block names (the op layer sends the output's): so it computes in the
-  // input's category, and float → integer saturates instead of truncating twice.
-  const int category =
-      p.op == abi::kOp_copy && !p.in[0].is_scalar ? p.in[0].dtype : p.compute_dtype;
-  switch (category) {
-    case kFloat16:
-    case kBFloat16:
-    case kFloat32:
+  switch (compute_category(p)) {
+    case 0:
       return launch_generic_as<float>(p, ptr, multiprocessors, stream);
-    case kFloat64:
+    case 1:
       return launch_generic_as<double>(p, ptr, multiprocessors, stream);
     default:
       return launch_generic_as<i64>(p, ptr, multiprocessors, stream);

@@ -50,38 +50,56 @@ NBX_GPU_INLINE i64 next_coordinate(i64& rest, i64 size) {
   return coord;
 }
 
+// The compute category a block runs in: 0 float (also float16/bfloat16), 1 double, 2 int64.
+// A cast (copy) converts the input's value straight to the output dtype, whatever compute
+// dtype the block names (the op layer sends the output's): so it computes in the input's
+// category, and float → integer saturates instead of truncating twice.
+NBX_GPU_HOST_DEVICE int compute_category(const abi::ElementwiseParams& p) {
+  const int dtype = p.op == abi::kOp_copy && !p.in[0].is_scalar ? p.in[0].dtype : p.compute_dtype;
+  return dtype == kFloat16 || dtype == kBFloat16 || dtype == kFloat32 ? 0
+         : dtype == kFloat64                                          ? 1
+                                                                      : 2;
+}
+
+// Element i of any op, dtype mix and strides (the op and dtypes are run-time values): the
+// body of the generic kernel, and of the batch kernel (elementwise_batch.cu).
+template <typename C>
+NBX_GPU_INLINE void generic_element(const abi::ElementwiseParams& p, const GenericPointers& ptr,
+                                    const OpContext<C>& k, i64 i) {
+  constexpr int kIn = abi::kMaxElementwiseInputs;
+  // One walk through the sizes gives every operand's offset.
+  i64 out_off = p.out.offset, in_off[kIn];
+#pragma unroll
+  for (int j = 0; j < kIn; ++j) in_off[j] = p.in[j].offset;
+  i64 rest = i;
+  for (int d = p.ndim - 1; d >= 0; --d) {
+    const i64 coord = next_coordinate(rest, p.sizes[d]);
+    out_off += coord * p.out.strides[d];
+#pragma unroll
+    for (int j = 0; j < kIn; ++j) in_off[j] += coord * p.in[j].strides[d];
+  }
+  C v[kIn] = {C(0), C(0), C(0)};
+#pragma unroll
+  for (int j = 0; j < kIn; ++j) {
+    if (j < p.num_inputs) {
+      const abi::ElementwiseOperand& o = p.in[j];
+      v[j] = o.is_scalar ? scalar_operand<C>(o.scalar, p.compute_dtype)
+                         : load_as<C>(ptr.in[j], o.dtype, in_off[j]);
+    }
+  }
+  bool div_by_zero = false;
+  const C r = apply_op<C>(p.op, v[0], v[1], v[2], k, div_by_zero);
+  if (div_by_zero) record_division_fault(ptr.fault, p.op, i64(v[0]), i);
+  store_as<C>(ptr.out, p.out.dtype, out_off, r);
+}
+
 template <typename C>
 __global__ void __launch_bounds__(kElementwiseBlock)
     generic_kernel(const abi::ElementwiseParams p, const GenericPointers ptr) {
-  constexpr int kIn = abi::kMaxElementwiseInputs;
   const OpContext<C> k = make_op_context<C>(p);
   const i64 step = i64(gridDim.x) * blockDim.x;
-  for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < p.numel; i += step) {
-    // One walk through the sizes gives every operand's offset.
-    i64 out_off = p.out.offset, in_off[kIn];
-#pragma unroll
-    for (int j = 0; j < kIn; ++j) in_off[j] = p.in[j].offset;
-    i64 rest = i;
-    for (int d = p.ndim - 1; d >= 0; --d) {
-      const i64 coord = next_coordinate(rest, p.sizes[d]);
-      out_off += coord * p.out.strides[d];
-#pragma unroll
-      for (int j = 0; j < kIn; ++j) in_off[j] += coord * p.in[j].strides[d];
-    }
-    C v[kIn] = {C(0), C(0), C(0)};
-#pragma unroll
-    for (int j = 0; j < kIn; ++j) {
-      if (j < p.num_inputs) {
-        const abi::ElementwiseOperand& o = p.in[j];
-        v[j] = o.is_scalar ? scalar_operand<C>(o.scalar, p.compute_dtype)
-                           : load_as<C>(ptr.in[j], o.dtype, in_off[j]);
-      }
-    }
-    bool div_by_zero = false;
-    const C r = apply_op<C>(p.op, v[0], v[1], v[2], k, div_by_zero);
-    if (div_by_zero) record_division_fault(ptr.fault, p.op, i64(v[0]), i);
-    store_as<C>(ptr.out, p.out.dtype, out_off, r);
-  }
+  for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < p.numel; i += step)
+    generic_element<C>(p, ptr, k, i);
 }
 
 // Arguments of the fast kernels: pointers already include each view's offset.

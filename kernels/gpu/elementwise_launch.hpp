@@ -11,18 +11,26 @@
 namespace nbx::gpu {
 
 // Which kernel a launch took (tests and benchmarks read it back).
-enum class ElementwisePath : int { kNone = 0, kGeneric, kContiguous, kRows, kTiled };
+// kBatched: queued in the device's ElementwiseBatch (elementwise_batch.hpp), run later in
+// one launch together with its neighbours.
+enum class ElementwisePath : int { kNone = 0, kGeneric, kContiguous, kRows, kTiled, kBatched };
 const char* path_name(ElementwisePath path);
 
 // Per-device choices. Defaults follow the device; the overrides exist so that a path taken
 // only on another vendor's hardware (the 64-wide tile of wavefront-64 AMD GPUs) also runs,
 // and is checked, on the device at hand. Backends read them once per device from
-// NBX_GPU_TILE (32 | 64) and NBX_GPU_ELEMENTWISE (auto | generic).
+// NBX_GPU_TILE (32 | 64), NBX_GPU_ELEMENTWISE (auto | generic) and NBX_GPU_BATCH (1 | 0).
 struct ElementwiseOptions {
   int warp_size = 32;         // the device's (nbx::DeviceProperties::subgroup_size)
   int multiprocessors = 1;    // SMs or CUs: sizes the generic kernel's grid
   int tile = 0;               // tiled kernel's edge: 0 → warp_size
   bool generic_only = false;  // take the generic kernel for every launch
+  // Launches of at most this many elements join the device's batch; 0 turns batching off
+  // (NBX_GPU_BATCH=0). Why 4096: the batch kernel is one block of kBatchBlock threads, so
+  // such an op takes at most 8 steps of the generic loop per thread (about a microsecond
+  // of GPU time), less than the ~3 µs of host time the launch it saves costs. Larger ops
+  // want the whole GPU, which only a launch of their own gives them.
+  std::int64_t batch_max_numel = 4096;
 };
 
 // Reads the environment overrides into `options` (the fields above keep their values where
@@ -35,6 +43,8 @@ struct BoundBuffer {
   std::size_t bytes = 0;
 };
 
+class ElementwiseBatch;  // elementwise_batch.hpp
+
 struct ElementwiseLaunchResult {
   int error = 0;          // the runtime's error code (cudaError_t / hipError_t); 0 = ok
   const char* call = "";  // the runtime call that failed
@@ -45,10 +55,14 @@ struct ElementwiseLaunchResult {
 // naming the problem, nbx::Unsupported for an op with no form in the compute dtype), picks
 // the fastest kernel that applies and enqueues it on `stream` (a cudaStream_t/hipStream_t).
 // `buffers` holds 1 + num_inputs entries. `fault` is the device's fault record.
+// With a `batch`, a launch of at most options.batch_max_numel elements is queued there
+// instead (path kBatched; the batch is flushed when full); any other launch flushes the
+// batch first, so the stream sees every op in the order it was issued.
 ElementwiseLaunchResult launch_elementwise(const abi::ElementwiseParams& params,
                                            const BoundBuffer* buffers, int num_buffers,
                                            abi::FaultRecord* fault,
-                                           const ElementwiseOptions& options, void* stream);
+                                           const ElementwiseOptions& options, void* stream,
+                                           ElementwiseBatch* batch = nullptr);
 
 // The op's name from the op table ("floor_divide"); "op <code>" for an unknown code.
 const char* elementwise_op_name(int op);

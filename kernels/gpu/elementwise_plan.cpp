@@ -148,6 +148,8 @@ const char* path_name(ElementwisePath path) {
       return "rows";
     case ElementwisePath::kTiled:
       return "tiled";
+    case ElementwisePath::kBatched:
+      return "batched";
     default:
       return "none";
   }
@@ -174,6 +176,16 @@ void apply_environment(ElementwiseOptions& options) {
       throw InvalidArgument(
           "NBX_GPU_ELEMENTWISE",
           "NBX_GPU_ELEMENTWISE must be 'auto' or 'generic' (got '" + std::string(m) + "').");
+  }
+  if (const char* batch = std::getenv("NBX_GPU_BATCH"); batch && *batch) {
+    const std::string_view b(batch);
+    if (b == "0")
+      options.batch_max_numel = 0;
+    else if (b == "1")
+      options.batch_max_numel = ElementwiseOptions{}.batch_max_numel;
+    else
+      throw InvalidArgument("NBX_GPU_BATCH",
+                            "NBX_GPU_BATCH must be 1 or 0 (got '" + std::string(b) + "').");
   }
 }
 

@@ -41,6 +41,10 @@ inline const char* error_text(Error e) {
 using half_t = __half;
 using bfloat16_t = hip_bfloat16;
 using LaneMask = unsigned long long;  // __ballot returns 64 bits on every AMD target
+// Kernel arguments: 4 KiB is what every ROCm release accepts. AMD kernels read their
+// arguments from memory, so a large argument needs no qualifier to be indexed in place.
+inline constexpr int kMaxKernelParamBytes = 4096;
+#define NBX_GPU_GRID_CONSTANT
 #if defined(__AMDGCN_WAVEFRONT_SIZE)
 // The compile target's wavefront: 64 on gfx9 (GCN/CDNA), 32 on gfx10+ (RDNA).
 inline constexpr int kWarpSize = __AMDGCN_WAVEFRONT_SIZE;
@@ -64,6 +68,14 @@ inline const char* error_text(Error e) {
 using half_t = __half;
 using bfloat16_t = __nv_bfloat16;
 using LaneMask = unsigned int;
+// Kernel arguments: CUDA 12.1+ takes up to 32,764 bytes on Volta and newer (4 KiB before).
+// __grid_constant__ lets a kernel index a large argument in place instead of copying it.
+#if CUDART_VERSION >= 12010
+inline constexpr int kMaxKernelParamBytes = 32764;
+#else
+inline constexpr int kMaxKernelParamBytes = 4096;
+#endif
+#define NBX_GPU_GRID_CONSTANT __grid_constant__
 // Every NVIDIA architecture so far runs 32-thread warps (CUDA's `warpSize`, which is not a
 // compile-time constant, always reads this).
 inline constexpr int kWarpSize = 32;

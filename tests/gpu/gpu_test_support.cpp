@@ -32,10 +32,15 @@ Tolerance tolerance_for(DType t) {
   }
 }
 
-std::unique_ptr<BackendDevice> open_with(const char* var, const char* value) {
+// Opens device 0 with launch options set through the environment. Batching is off unless
+// `batch`: with it on, every small case would take the batch kernel, and the per-path
+// variants would no longer test their paths.
+std::unique_ptr<BackendDevice> open_with(const char* var, const char* value, bool batch = false) {
   if (var) setenv(var, value, 1);
+  setenv("NBX_GPU_BATCH", batch ? "1" : "0", 1);
   auto dev = backend_by_name(backend_under_test()).open(0);
   if (var) unsetenv(var);
+  unsetenv("NBX_GPU_BATCH");
   return dev;
 }
 
@@ -77,6 +82,7 @@ Devices& devices() {
     out.gpu.push_back({"default", open_with(nullptr, nullptr)});
     out.gpu.push_back({"generic", open_with("NBX_GPU_ELEMENTWISE", "generic")});
     out.gpu.push_back({"tile64", open_with("NBX_GPU_TILE", "64")});
+    out.batched = open_with(nullptr, nullptr, true);
     return out;
   }();
   return d;
@@ -109,6 +115,53 @@ abi::ElementwiseParams make_params(const Case& c) {
   }
   p.contiguous = contiguous ? 1 : 0;
   return p;
+}
+
+std::vector<std::vector<std::byte>> run_cases_queued(BackendDevice& device,
+                                                     const std::vector<Case>& cases) {
+  std::vector<abi::ElementwiseParams> params;
+  std::vector<std::vector<KernelBuffer>> buffers(cases.size());
+  auto release = [&] {
+    for (auto& bs : buffers)
+      for (KernelBuffer& b : bs) device.free(b.memory);
+  };
+  std::vector<std::vector<std::byte>> results;
+  try {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      params.push_back(make_params(c));
+      auto upload = [&](const Operand& o, bool written) {
+        DeviceMemory m = device.allocate(o.storage.size());
+        buffers[i].push_back({m, written});
+        device.copy_from_host(m, 0, o.storage.data(), o.storage.size());
+      };
+      upload(c.out, true);
+      for (const Operand& o : c.in) {
+        if (o.scalar)
+          buffers[i].push_back({});
+        else
+          upload(o, false);
+      }
+    }
+    // Back to back, with nothing in between that would flush a batch.
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      KernelLaunch launch;
+      launch.kernel = "elementwise";
+      launch.buffers = buffers[i];
+      launch.params = std::as_bytes(std::span<const abi::ElementwiseParams>(&params[i], 1));
+      device.launch(launch);
+    }
+    device.synchronize();
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      results.emplace_back(cases[i].out.storage.size());
+      device.copy_to_host(results.back().data(), buffers[i][0].memory, 0, results.back().size());
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+  return results;
 }
 
 std::vector<std::byte> run_case(BackendDevice& device, const Case& c) {

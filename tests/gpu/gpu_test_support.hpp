@@ -21,8 +21,10 @@ namespace nbx::gputest {
 std::string backend_under_test();
 
 // The devices the tests compare: the host reference, and device 0 of the backend under
-// test opened three times — default options, generic kernel only
-// (NBX_GPU_ELEMENTWISE=generic), and the 64-wide tile of wavefront-64 GPUs (NBX_GPU_TILE=64).
+// test opened three times with launch batching off (NBX_GPU_BATCH=0), so each launch takes
+// its own kernel — default options, generic kernel only (NBX_GPU_ELEMENTWISE=generic), and
+// the 64-wide tile of wavefront-64 GPUs (NBX_GPU_TILE=64) — and once more as users get it,
+// small launches queued into one batch kernel (`batched`).
 struct Devices {
   std::unique_ptr<BackendDevice> host;
   struct Variant {
@@ -30,6 +32,7 @@ struct Devices {
     std::unique_ptr<BackendDevice> device;
   };
   std::vector<Variant> gpu;
+  std::unique_ptr<BackendDevice> batched;
 };
 // Opened on first use. Throws Unavailable when the backend has no device (main() checks
 // first and exits 77).
@@ -65,6 +68,11 @@ std::vector<std::byte> run_case(BackendDevice& device, const Case& c);
 // view must be untouched); otherwise a sentence naming the first bad element.
 std::string compare_outputs(const Case& c, const std::vector<std::byte>& expected,
                             const std::vector<std::byte>& got);
+
+// Uploads every case, launches them all back to back (so a batching device queues them),
+// synchronises once and returns each case's output buffer.
+std::vector<std::vector<std::byte>> run_cases_queued(BackendDevice& device,
+                                                     const std::vector<Case>& cases);
 
 // Element access on raw buffers.
 void put_element(std::vector<std::byte>& buf, DType t, std::int64_t index, double f,

@@ -2,6 +2,7 @@
 // on each kernel path (default choice, generic only, 64-wide tiles).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "core/errors.hpp"
@@ -36,6 +37,30 @@ TEST_CASE("every elementwise op and dtype matches the host reference in every la
   const std::vector<Case> cases = elementwise_cases(1000);
   MESSAGE(cases.size() << " cases × " << devices().gpu.size() << " kernel choices");
   CHECK(check_cases(cases) == 0);
+}
+
+// The same cases on a batching device, queued back to back: every small one runs inside a
+// batch kernel, next to ops of other dtypes and compute categories.
+TEST_CASE("queued into batches, every op, dtype and layout matches the host reference") {
+  Devices& d = devices();
+  std::vector<Case> cases = elementwise_cases(1000);
+  const std::vector<Case> casts = cast_cases(900000);
+  cases.insert(cases.end(), casts.begin(), casts.end());
+  int failures = 0;
+  const std::size_t group = 300;  // cases in flight at once: bounded device memory
+  for (std::size_t first = 0; first < cases.size(); first += group) {
+    const std::vector<Case> part(
+        cases.begin() + std::ptrdiff_t(first),
+        cases.begin() + std::ptrdiff_t(std::min(first + group, cases.size())));
+    const std::vector<std::vector<std::byte>> got = run_cases_queued(*d.batched, part);
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      const std::string problem = compare_outputs(part[i], run_case(*d.host, part[i]), got[i]);
+      if (problem.empty()) continue;
+      if (failures++ < 40)
+        std::cout << "FAIL " << part[i].label << " [batched]: " << problem << "\n";
+    }
+  }
+  CHECK(failures == 0);
 }
 
 TEST_CASE("casts between every pair of dtypes match the host reference") {

@@ -122,6 +122,18 @@ TEST_CASE("the environment overrides are read and checked") {
   CHECK_THROWS_AS(apply_environment(o), InvalidArgument);
   unsetenv("NBX_GPU_TILE");
   unsetenv("NBX_GPU_ELEMENTWISE");
+  // Launch batching: on unless NBX_GPU_BATCH=0.
+  ElementwiseOptions b;
+  CHECK(b.batch_max_numel > 0);
+  setenv("NBX_GPU_BATCH", "0", 1);
+  apply_environment(b);
+  CHECK(b.batch_max_numel == 0);
+  setenv("NBX_GPU_BATCH", "1", 1);
+  apply_environment(b);
+  CHECK(b.batch_max_numel == ElementwiseOptions{}.batch_max_numel);
+  setenv("NBX_GPU_BATCH", "yes", 1);
+  CHECK_THROWS_AS(apply_environment(b), InvalidArgument);
+  unsetenv("NBX_GPU_BATCH");
 }
 
 TEST_CASE("op names and arities come from the op table") {
