@@ -3,9 +3,10 @@
 //
 //   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
 //
-// --dispatch-only skips the kernel suite and measures the dispatch overhead at 16 and at
-// 4096 elements (the largest op the CUDA/HIP launch batch takes); run it once more with
-// NBX_GPU_BATCH=0 for the figures without batching.
+// --dispatch-only skips the kernel suite and measures the dispatch overhead at 16 to 4096
+// elements (around the largest op the CUDA/HIP launch batch takes); run it once more with
+// NBX_GPU_BATCH=0 for the figures without batching, or NBX_GPU_BATCH=<elements> to batch
+// larger ops.
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
       const char* batch = std::getenv("NBX_GPU_BATCH");
       std::cout << device.display_name() << ", NBX_GPU_BATCH=" << (batch ? batch : "(unset)")
                 << "\n";
-      for (int elements : {16, 4096}) {
+      for (int elements : {16, 256, 1024, 2048, 4096}) {
         const auto d = nbx::bench::measure_dispatch(device, 20000, elements);
         std::cout << std::fixed << std::setprecision(2) << "dispatch (" << d.iterations << " "
                   << elements << "-element adds, one synchronize; issue-only in brackets): "

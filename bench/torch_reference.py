@@ -57,10 +57,10 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--dispatch-only", action="store_true",
-                    help="only the host time per tiny add (16 and 4096 elements)")
+                    help="only the host time per small add (16 to 4096 elements)")
     args = ap.parse_args()
     if args.dispatch_only:
-        for elements in (16, 4096):
+        for elements in (16, 256, 1024, 2048, 4096):
             print(f"dispatch: torch.add of {elements} elements {dispatch_us(elements):.2f} us/op")
         return
     n = 1 << 22 if args.quick else 1 << 28

@@ -21,6 +21,8 @@ struct BatchArgs {
   BatchedOp ops[kCapacity];
 };
 static_assert(sizeof(BatchArgs) <= kMaxKernelParamBytes, "the batch must fit the arguments");
+static_assert(sizeof(BatchedOp) * kCapacity <= 48 * 1024,
+              "the batch must fit static shared memory");
 
 template <typename C>
 NBX_GPU_INLINE void run_op(const abi::ElementwiseParams& p, const GenericPointers& ptr) {
@@ -30,16 +32,20 @@ NBX_GPU_INLINE void run_op(const abi::ElementwiseParams& p, const GenericPointer
 
 __global__ void __launch_bounds__(kBatchBlock)
     batch_kernel(const NBX_GPU_GRID_CONSTANT BatchArgs a) {
-  // Each op's block is copied to shared memory first: the element loop indexes its sizes
-  // and strides at run time, which shared memory serves at full speed on both vendors.
-  __shared__ BatchedOp op;
+  // Every queued block is copied to shared memory first, all at once: the loads overlap
+  // (one wait per batch, not one per op), and the element loop, which indexes sizes and
+  // strides at run time, reads them from shared memory at full speed on both vendors.
+  __shared__ BatchedOp ops[kCapacity];
   constexpr int kWords = int(sizeof(BatchedOp) / sizeof(std::uint64_t));
   static_assert(sizeof(BatchedOp) % sizeof(std::uint64_t) == 0, "copied in 8-byte words");
+  const auto* src = reinterpret_cast<const std::uint64_t*>(a.ops);
+  auto* dst = reinterpret_cast<std::uint64_t*>(ops);
+  const int words = a.count * kWords;
+#pragma unroll 4
+  for (int w = int(threadIdx.x); w < words; w += kBatchBlock) dst[w] = src[w];
+  __syncthreads();
   for (int n = 0; n < a.count; ++n) {
-    const auto* src = reinterpret_cast<const std::uint64_t*>(&a.ops[n]);
-    auto* dst = reinterpret_cast<std::uint64_t*>(&op);
-    for (int w = int(threadIdx.x); w < kWords; w += kBatchBlock) dst[w] = src[w];
-    __syncthreads();
+    const BatchedOp& op = ops[n];
     const GenericPointers ptr{op.out, {op.in[0], op.in[1], op.in[2]}, a.fault};
     switch (compute_category(op.params)) {
       case 0:
@@ -53,8 +59,7 @@ __global__ void __launch_bounds__(kBatchBlock)
         break;
     }
     // The next op may read this one's output, or overwrite its inputs: all of this op's
-    // stores (global memory, visible block-wide after the barrier) and its reads of `op`
-    // finish first.
+    // global stores are made visible to the whole block first.
     __syncthreads();
   }
 }

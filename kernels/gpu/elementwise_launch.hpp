@@ -26,11 +26,11 @@ struct ElementwiseOptions {
   int tile = 0;               // tiled kernel's edge: 0 → warp_size
   bool generic_only = false;  // take the generic kernel for every launch
   // Launches of at most this many elements join the device's batch; 0 turns batching off
-  // (NBX_GPU_BATCH=0). Why 4096: the batch kernel is one block of kBatchBlock threads, so
-  // such an op takes at most 8 steps of the generic loop per thread (about a microsecond
-  // of GPU time), less than the ~3 µs of host time the launch it saves costs. Larger ops
-  // want the whole GPU, which only a launch of their own gives them.
-  std::int64_t batch_max_numel = 4096;
+  // (NBX_GPU_BATCH=0; NBX_GPU_BATCH=N batches up to N). The batch kernel is one block of
+  // kBatchBlock threads, so its time per op grows with the op: on the H200 a stream of
+  // batched adds costs 1.1, 2.1, 3.8 and 7.3 µs per op at 16, 1024, 2048 and 4096 elements,
+  // against 5.3–5.7 µs with a launch each (docs/performance.md): batching pays up to 2048.
+  std::int64_t batch_max_numel = 2048;
 };
 
 // Reads the environment overrides into `options` (the fields above keep their values where

@@ -178,14 +178,17 @@ void apply_environment(ElementwiseOptions& options) {
           "NBX_GPU_ELEMENTWISE must be 'auto' or 'generic' (got '" + std::string(m) + "').");
   }
   if (const char* batch = std::getenv("NBX_GPU_BATCH"); batch && *batch) {
-    const std::string_view b(batch);
-    if (b == "0")
-      options.batch_max_numel = 0;
-    else if (b == "1")
-      options.batch_max_numel = ElementwiseOptions{}.batch_max_numel;
-    else
+    // 0: off; 1: on with the default threshold; N > 1: on for launches of up to N elements
+    // (benchmarks use it to find where batching stops paying).
+    const std::string b(batch);
+    char* end = nullptr;
+    const long long v = std::strtoll(b.c_str(), &end, 10);
+    if (end == b.c_str() || *end != '\0' || v < 0)
       throw InvalidArgument("NBX_GPU_BATCH",
-                            "NBX_GPU_BATCH must be 1 or 0 (got '" + std::string(b) + "').");
+                            "NBX_GPU_BATCH must be 0 (off), 1 (on) or a largest "
+                            "batched launch in elements (got '" +
+                                b + "').");
+    options.batch_max_numel = v == 1 ? ElementwiseOptions{}.batch_max_numel : std::int64_t(v);
   }
 }
 

@@ -34,13 +34,22 @@ Tolerance tolerance_for(DType t) {
 
 // Opens device 0 with launch options set through the environment. Batching is off unless
 // `batch`: with it on, every small case would take the batch kernel, and the per-path
-// variants would no longer test their paths.
+// variants would no longer test their paths. The batching device takes a threshold given
+// in NBX_GPU_BATCH (to test larger batched ops), the default otherwise.
 std::unique_ptr<BackendDevice> open_with(const char* var, const char* value, bool batch = false) {
+  const char* given = std::getenv("NBX_GPU_BATCH");
+  const std::string saved = given ? given : "";
   if (var) setenv(var, value, 1);
-  setenv("NBX_GPU_BATCH", batch ? "1" : "0", 1);
+  if (!batch)
+    setenv("NBX_GPU_BATCH", "0", 1);
+  else if (saved.empty() || saved == "0")
+    setenv("NBX_GPU_BATCH", "1", 1);
   auto dev = backend_by_name(backend_under_test()).open(0);
   if (var) unsetenv(var);
-  unsetenv("NBX_GPU_BATCH");
+  if (given)
+    setenv("NBX_GPU_BATCH", saved.c_str(), 1);
+  else
+    unsetenv("NBX_GPU_BATCH");
   return dev;
 }
 

@@ -131,6 +131,11 @@ TEST_CASE("the environment overrides are read and checked") {
   setenv("NBX_GPU_BATCH", "1", 1);
   apply_environment(b);
   CHECK(b.batch_max_numel == ElementwiseOptions{}.batch_max_numel);
+  setenv("NBX_GPU_BATCH", "1024", 1);
+  apply_environment(b);
+  CHECK(b.batch_max_numel == 1024);
+  setenv("NBX_GPU_BATCH", "-3", 1);
+  CHECK_THROWS_AS(apply_environment(b), InvalidArgument);
   setenv("NBX_GPU_BATCH", "yes", 1);
   CHECK_THROWS_AS(apply_environment(b), InvalidArgument);
   unsetenv("NBX_GPU_BATCH");
