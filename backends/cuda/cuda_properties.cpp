@@ -3,6 +3,7 @@
 
 #include "backends/cuda/cuda_device.hpp"
 #include "backends/cuda/cuda_errors.hpp"
+#include "backends/gpu_runtime/gpu_properties.hpp"
 #include "nbx_config.h"
 
 namespace nbx::cuda {
@@ -24,7 +25,7 @@ DeviceProperties query_properties(int index) {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties", "cuda");
   DeviceProperties p;
-  p.name = prop.name;
+  gpu_runtime::copy_common_properties(prop, p);
   p.vendor = "nvidia";
   p.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
   int driver = 0, runtime = 0;
@@ -34,23 +35,13 @@ DeviceProperties query_properties(int index) {
   p.pci_vendor_id = 0x10de;
   p.compute_capability_major = prop.major;
   p.compute_capability_minor = prop.minor;
-  p.total_memory = prop.totalGlobalMem;
-  p.compute_units = prop.multiProcessorCount;
-  // Facts of the architecture as CUDA defines it: every CUDA device computes in fp64 and
-  // int64 (at differing rates); half arithmetic from sm_53, bfloat16 from sm_80, dp4a int8
-  // from sm_61.
+  // Facts of the architecture as CUDA defines it: half arithmetic from sm_53, bfloat16
+  // from sm_80, dp4a int8 from sm_61.
   const int cc = prop.major * 10 + prop.minor;
-  p.fp64 = true;
-  p.int64 = true;
   p.fp16 = cc >= 53;
   p.bf16 = cc >= 80;
   p.int8 = cc >= 61;
-  p.subgroup_size = prop.warpSize;
-  p.subgroup_sizes = {prop.warpSize};
-  p.max_threads_per_block = prop.maxThreadsPerBlock;
-  p.shared_memory_per_block = static_cast<std::int64_t>(prop.sharedMemPerBlock);
   p.shared_memory_per_block_optin = static_cast<std::int64_t>(prop.sharedMemPerBlockOptin);
-  p.l2_cache_bytes = prop.l2CacheSize;
   if (cc >= 90) {
     p.matrix_unit = "wgmma";
   } else if (cc >= 70) {
@@ -58,11 +49,9 @@ DeviceProperties query_properties(int index) {
   }
   char bus[32] = {};
   if (cudaDeviceGetPCIBusId(bus, sizeof bus, index) == cudaSuccess) p.extra["pci_bus_id"] = bus;
-  p.extra["max_threads_per_multiprocessor"] = std::to_string(prop.maxThreadsPerMultiProcessor);
   p.extra["shared_memory_per_multiprocessor"] = std::to_string(prop.sharedMemPerMultiprocessor);
   p.extra["memory_bus_width_bits"] =
       std::to_string(attribute(cudaDevAttrGlobalMemoryBusWidth, index));
-  p.extra["ecc"] = prop.ECCEnabled ? "on" : "off";
   p.extra["cuda_archs_compiled"] = NBX_CUDA_ARCHS;
   return p;
 }

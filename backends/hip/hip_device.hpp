@@ -1,17 +1,15 @@
-// The HIP device: one stream per device, memory through hipMalloc, host copies through a
-// pair of pinned staging buffers, and a fault record in mapped pinned memory that kernels
-// write and synchronize() reads. Internal to the HIP backend module.
+// The HIP device: gpu_runtime::GpuDevice (backends/gpu_runtime/) over the HIP
+// runtime API, which HipRuntime below wraps. Internal to the HIP backend
+// module.
 #pragma once
 
-#include <memory>
-#include <optional>
+#include <cstddef>
+#include <string>
 
 #include <hip/hip_runtime_api.h>
 
-#include "core/backend.hpp"
-#include "core/kernel_abi.hpp"
-#include "kernels/gpu/elementwise_batch.hpp"
-#include "kernels/gpu/elementwise_launch.hpp"
+#include "backends/gpu_runtime/gpu_device.hpp"
+#include "backends/hip/hip_errors.hpp"
 
 namespace nbx::hip {
 
@@ -19,49 +17,59 @@ namespace nbx::hip {
 // Throws the translated HIP error when the runtime cannot answer.
 DeviceProperties query_properties(int index);
 
-class HipDevice final : public BackendDevice {
- public:
-  // Opens device `index`: makes it current, creates the stream, events, staging buffers
-  // and the fault record. Throws Unavailable / Internal on HIP failures.
-  HipDevice(int index, DeviceProperties properties);
-  ~HipDevice() override;
+// The runtime calls GpuDevice makes, and how HIP names them in messages.
+struct HipRuntime {
+  using Error = hipError_t;
+  using Stream = hipStream_t;
+  using Event = hipEvent_t;
+  static constexpr Error kSuccess = hipSuccess;
+  static constexpr const char* kBackend = "hip";
+  static constexpr const char* kPrefix = "hip";  // + "Malloc", "StreamSynchronize", …
+  static constexpr const char* kPinnedAlloc = "hipHostMalloc";
+  static constexpr const char* kMappedAlloc = "hipHostMalloc";
 
- private:
-  DeviceMemory allocate_impl(std::size_t bytes) override;
-  void free_impl(DeviceMemory memory) override;
-  MemoryInfo memory_info_impl() const override;
-  void copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, const void* src,
-                           std::size_t bytes) override;
-  void copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_offset,
-                         std::size_t bytes) override;
-  void copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
-                           std::size_t src_offset, std::size_t bytes) override;
-  void synchronize_impl() override;
-  void launch_impl(const KernelLaunch& launch) override;
-  bool has_kernel_impl(std::string_view kernel) const override;
-
-  // Makes this device current for the calling thread (cheap when it already is).
-  void make_current() const;
-  // Throws DeviceFault when a kernel recorded one since the last call, and clears it.
-  void raise_recorded_fault();
-  // Launches the queued small elementwise ops, before anything that must see them in the
-  // stream's order (another launch, a copy, a synchronize, a free).
-  void flush_batch();
-
-  static constexpr int kStagingSlots = 2;
-  static constexpr std::size_t kStagingBytes = std::size_t(8) << 20;  // per slot
-
-  int index_;
-  std::string name_;  // display_name(), kept for messages
-  hipStream_t stream_ = nullptr;
-  void* staging_[kStagingSlots] = {};
-  hipEvent_t staging_free_[kStagingSlots] = {};
-  int next_slot_ = 0;
-  abi::FaultRecord* fault_host_ = nullptr;    // mapped pinned memory
-  abi::FaultRecord* fault_device_ = nullptr;  // the same bytes, as kernels address them
-  gpu::ElementwiseOptions options_;
-  std::optional<gpu::ElementwiseBatch> batch_;  // absent with NBX_GPU_BATCH=0
-  std::uint64_t allocated_ = 0;
+  static Error get_device(int* index) { return hipGetDevice(index); }
+  static Error set_device(int index) { return hipSetDevice(index); }
+  static Error stream_create(Stream* s) { return hipStreamCreate(s); }
+  static Error stream_destroy(Stream s) { return hipStreamDestroy(s); }
+  static Error stream_synchronize(Stream s) { return hipStreamSynchronize(s); }
+  static Error event_create(Event* e) { return hipEventCreateWithFlags(e, hipEventDisableTiming); }
+  static Error event_destroy(Event e) { return hipEventDestroy(e); }
+  static Error event_record(Event e, Stream s) { return hipEventRecord(e, s); }
+  static Error event_synchronize(Event e) { return hipEventSynchronize(e); }
+  static Error pinned_alloc(void** p, std::size_t n) {
+    return hipHostMalloc(p, n, hipHostMallocDefault);
+  }
+  static Error mapped_alloc(void** p, std::size_t n) {
+    return hipHostMalloc(p, n, hipHostMallocMapped);
+  }
+  static Error pinned_free(void* p) { return hipHostFree(p); }
+  static Error device_pointer(void** device, void* host) {
+    return hipHostGetDevicePointer(device, host, 0);
+  }
+  static Error device_alloc(void** p, std::size_t n) { return hipMalloc(p, n); }
+  static Error device_free(void* p) { return hipFree(p); }
+  static Error mem_get_info(std::size_t* free, std::size_t* total) {
+    return hipMemGetInfo(free, total);
+  }
+  static Error copy_to_device_async(void* dst, const void* src, std::size_t n, Stream s) {
+    return hipMemcpyAsync(dst, src, n, hipMemcpyHostToDevice, s);
+  }
+  static Error copy_to_host_async(void* dst, const void* src, std::size_t n, Stream s) {
+    return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToHost, s);
+  }
+  static Error copy_any_async(void* dst, const void* src, std::size_t n, Stream s) {
+    return hipMemcpyAsync(dst, src, n, hipMemcpyDefault, s);
+  }
+  [[noreturn]] static void fail(Error e, const std::string& call, const std::string& device,
+                                std::size_t requested = 0) {
+    throw_error(e, call, device, requested);
+  }
 };
 
+using HipDevice = gpu_runtime::GpuDevice<HipRuntime>;
+
 }  // namespace nbx::hip
+
+// Instantiated once, in hip_device.cpp.
+extern template class nbx::gpu_runtime::GpuDevice<nbx::hip::HipRuntime>;

@@ -1,0 +1,248 @@
+// GpuDevice<Rt>'s members: memory, copies, the stream, synchronisation with the fault
+// channel, launches. Included by the one .cpp of each backend that instantiates it.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "backends/gpu_runtime/gpu_device.hpp"
+#include "core/errors.hpp"
+#include "kernels/gpu/fill_launch.hpp"
+#include "kernels/gpu/reduce_launch.hpp"
+
+namespace nbx::gpu_runtime {
+
+template <class Rt>
+GpuDevice<Rt>::GpuDevice(int index, DeviceProperties properties)
+    : BackendDevice(DeviceId{Rt::kBackend, index}, std::move(properties)), index_(index) {
+  name_ = display_name();
+  make_current();
+  // A blocking stream (not a non-blocking one): it orders with the legacy default stream,
+  // so tools that time with events on stream 0 bracket this stream's work.
+  check(Rt::stream_create(&stream_), "StreamCreate");
+  for (int s = 0; s < kStagingSlots; ++s) {
+    const Error e = Rt::pinned_alloc(&staging_[s], kStagingBytes);
+    if (e != Rt::kSuccess) Rt::fail(e, std::string(Rt::kPinnedAlloc) + "(staging)", name_);
+    check(Rt::event_create(&staging_free_[s]), "EventCreate");
+  }
+  // Mapped pinned memory: kernels write a fault straight into host memory, and
+  // synchronize() reads it without a copy.
+  void* fault = nullptr;
+  const Error e = Rt::mapped_alloc(&fault, sizeof(abi::FaultRecord));
+  if (e != Rt::kSuccess) Rt::fail(e, std::string(Rt::kMappedAlloc) + "(fault record)", name_);
+  fault_host_ = static_cast<abi::FaultRecord*>(fault);
+  std::memset(fault_host_, 0, sizeof(abi::FaultRecord));
+  void* fault_device = nullptr;
+  check(Rt::device_pointer(&fault_device, fault), "HostGetDevicePointer");
+  fault_device_ = static_cast<abi::FaultRecord*>(fault_device);
+
+  options_.warp_size = *this->properties().subgroup_size;  // always set by query_properties
+  options_.multiprocessors = this->properties().compute_units;
+  gpu::apply_environment(options_);
+  if (options_.batch_max_numel > 0)
+    batch_.emplace(gpu::elementwise_batch_capacity(), fault_device_, stream_);
+}
+
+template <class Rt>
+GpuDevice<Rt>::~GpuDevice() {
+  // Errors are ignored here: a destructor must not throw, and a lost device fails them all.
+  (void)Rt::set_device(index_);
+  if (batch_) (void)batch_->flush();
+  (void)Rt::stream_synchronize(stream_);
+  for (int s = 0; s < kStagingSlots; ++s) {
+    (void)Rt::event_destroy(staging_free_[s]);
+    (void)Rt::pinned_free(staging_[s]);
+  }
+  (void)Rt::pinned_free(fault_host_);
+  (void)Rt::stream_destroy(stream_);
+}
+
+template <class Rt>
+void GpuDevice<Rt>::check(Error e, const char* call) const {
+  if (e != Rt::kSuccess) Rt::fail(e, std::string(Rt::kPrefix) + call, name_);
+}
+
+template <class Rt>
+void GpuDevice<Rt>::make_current() const {
+  int current = -1;
+  if (Rt::get_device(&current) != Rt::kSuccess || current != index_)
+    check(Rt::set_device(index_), "SetDevice");
+}
+
+template <class Rt>
+DeviceMemory GpuDevice<Rt>::allocate_impl(std::size_t bytes) {
+  make_current();
+  void* p = nullptr;
+  const Error e = Rt::device_alloc(&p, bytes);
+  if (e != Rt::kSuccess)
+    Rt::fail(e, std::string(Rt::kPrefix) + "Malloc(" + std::to_string(bytes) + " bytes)", name_,
+             bytes);
+  allocated_ += bytes;
+  return {p, bytes};
+}
+
+template <class Rt>
+void GpuDevice<Rt>::free_impl(DeviceMemory memory) {
+  make_current();
+  flush_batch();  // queued ops may still use the block
+  check(Rt::device_free(memory.handle), "Free");
+  allocated_ -= memory.bytes;
+}
+
+template <class Rt>
+MemoryInfo GpuDevice<Rt>::memory_info_impl() const {
+  make_current();
+  std::size_t free_bytes = 0, total = 0;
+  check(Rt::mem_get_info(&free_bytes, &total), "MemGetInfo");
+  return {free_bytes, total};
+}
+
+// Host → device through the staging slots in turn: the caller's bytes are copied into
+// pinned memory before this returns (so the caller may reuse them at once), while the DMA
+// of one slot overlaps the memcpy into the other.
+template <class Rt>
+void GpuDevice<Rt>::copy_from_host_impl(DeviceMemory dst, std::size_t dst_offset, const void* src,
+                                        std::size_t bytes) {
+  make_current();
+  flush_batch();
+  auto* out = static_cast<char*>(dst.handle) + dst_offset;
+  const auto* in = static_cast<const char*>(src);
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t n = std::min(kStagingBytes, bytes - done);
+    const int s = next_slot_;
+    next_slot_ = (next_slot_ + 1) % kStagingSlots;
+    check(Rt::event_synchronize(staging_free_[s]), "EventSynchronize(staging)");
+    std::memcpy(staging_[s], in + done, n);
+    check(Rt::copy_to_device_async(out + done, staging_[s], n, stream_),
+          "MemcpyAsync(host to device)");
+    check(Rt::event_record(staging_free_[s], stream_), "EventRecord");
+    done += n;
+  }
+}
+
+// Device → host: chunk k is copied out of its slot while chunk k + 1 is in flight.
+template <class Rt>
+void GpuDevice<Rt>::copy_to_host_impl(void* dst, DeviceMemory src, std::size_t src_offset,
+                                      std::size_t bytes) {
+  make_current();
+  flush_batch();
+  const auto* in = static_cast<const char*>(src.handle) + src_offset;
+  auto* out = static_cast<char*>(dst);
+  std::size_t pending_at = 0, pending_n = 0;
+  int pending_slot = -1;
+  auto drain = [&] {
+    if (pending_slot < 0) return;
+    check(Rt::event_synchronize(staging_free_[pending_slot]), "EventSynchronize");
+    std::memcpy(out + pending_at, staging_[pending_slot], pending_n);
+    pending_slot = -1;
+  };
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t n = std::min(kStagingBytes, bytes - done);
+    const int s = next_slot_;
+    next_slot_ = (next_slot_ + 1) % kStagingSlots;
+    check(Rt::event_synchronize(staging_free_[s]), "EventSynchronize(staging)");
+    check(Rt::copy_to_host_async(staging_[s], in + done, n, stream_),
+          "MemcpyAsync(device to host)");
+    check(Rt::event_record(staging_free_[s], stream_), "EventRecord");
+    drain();
+    pending_slot = s, pending_at = done, pending_n = n;
+    done += n;
+  }
+  drain();
+  raise_recorded_fault();
+}
+
+template <class Rt>
+void GpuDevice<Rt>::copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
+                                        std::size_t src_offset, std::size_t bytes) {
+  make_current();
+  flush_batch();
+  // The runtime's "default" direction: with unified addressing this also copies from a
+  // peer device.
+  check(Rt::copy_any_async(static_cast<char*>(dst.handle) + dst_offset,
+                           static_cast<const char*>(src.handle) + src_offset, bytes, stream_),
+        "MemcpyAsync(device to device)");
+}
+
+template <class Rt>
+void GpuDevice<Rt>::synchronize_impl() {
+  make_current();
+  flush_batch();
+  check(Rt::stream_synchronize(stream_), "StreamSynchronize");
+  raise_recorded_fault();
+}
+
+template <class Rt>
+void GpuDevice<Rt>::raise_recorded_fault() {
+  // The stream has drained, so the record is final; volatile keeps the read from being
+  // hoisted above the synchronisation.
+  const volatile abi::FaultRecord* f = fault_host_;
+  if (f->code == abi::kFaultNone) return;
+  const abi::FaultRecord r{f->code, f->op, f->index, f->bound, f->position};
+  std::memset(fault_host_, 0, sizeof(abi::FaultRecord));
+  const std::string op = gpu::elementwise_op_name(r.op);
+  if (r.code == abi::kFaultIntegerDivisionByZero)
+    throw DeviceFault(op, id().str(), r.index, r.bound, r.position,
+                      op + " on " + name_ + ": integer division by zero at position " +
+                          std::to_string(r.position) + " (dividend " + std::to_string(r.index) +
+                          ").");
+  throw DeviceFault(op, id().str(), r.index, r.bound, r.position,
+                    op + " on " + name_ + ": index " + std::to_string(r.index) +
+                        " is out of range [0, " + std::to_string(r.bound) + ") at position " +
+                        std::to_string(r.position) + ".");
+}
+
+template <class Rt>
+void GpuDevice<Rt>::flush_batch() {
+  if (!batch_ || batch_->empty()) return;
+  const gpu::ElementwiseLaunchResult r = batch_->flush();
+  if (r.error != 0) Rt::fail(static_cast<Error>(r.error), r.call, name_);
+}
+
+template <class Rt>
+bool GpuDevice<Rt>::has_kernel_impl(std::string_view kernel) const {
+  return kernel == "elementwise" || kernel == "fill" || kernel == "reduce";
+}
+
+// The family's parameter block, copied out of the launch (whose bytes need not be aligned).
+template <class Params>
+Params read_params(const KernelLaunch& launch, const std::string& device) {
+  const std::string family(launch.kernel);
+  if (launch.params.size() != sizeof(Params))
+    throw InvalidArgument(family, family + " on " + device + ": the parameter block has " +
+                                      std::to_string(launch.params.size()) +
+                                      " bytes; the kernel expects " +
+                                      std::to_string(sizeof(Params)) + ".");
+  Params p;
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  return p;
+}
+
+template <class Rt>
+void GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
+  gpu::BoundBuffer buffers[1 + abi::kMaxElementwiseInputs];
+  const int n = static_cast<int>(launch.buffers.size());
+  if (n > 1 + abi::kMaxElementwiseInputs)
+    throw InvalidArgument(std::string(launch.kernel), std::string(launch.kernel) + " on " + name_ +
+                                                          ": " + std::to_string(n) +
+                                                          " buffers bound; at most 4 are read.");
+  for (int k = 0; k < n; ++k)
+    buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
+  make_current();
+  gpu::ElementwiseLaunchResult r;
+  if (launch.kernel != "elementwise") flush_batch();
+  if (launch.kernel == "reduce") {
+    r = gpu::launch_reduce(read_params<abi::ReduceParams>(launch, name_), buffers, n, options_,
+                           stream_);
+  } else if (launch.kernel == "fill") {
+    r = gpu::launch_fill(read_params<abi::FillParams>(launch, name_), buffers, n, options_,
+                         stream_);
+  } else {
+    r = gpu::launch_elementwise(read_params<abi::ElementwiseParams>(launch, name_), buffers, n,
+                                fault_device_, options_, stream_, batch_ ? &*batch_ : nullptr);
+  }
+  if (r.error != 0) Rt::fail(static_cast<Error>(r.error), r.call, name_);
+}
+
+}  // namespace nbx::gpu_runtime
