@@ -2,7 +2,10 @@
 // with GPU timestamps (the backend's "vk_timestamp" kernel), in the case names of
 // bench/torch_reference.py so the two JSON files compare row by row.
 //
-//   vk-elementwise-bench [--device-index 0] [--elements N] [--json FILE]
+//   vk-elementwise-bench [--device-index 0] [--elements N] [--json FILE] [--torch FILE]
+//
+// --torch reads bench/torch_reference.py's JSON and prints each case's ratio to PyTorch.
+// Two controls come first: the driver's buffer copy and the plain copy shader "vk_copy_probe".
 //
 // Two alternating buffer sets, random non-zero data, 3 warm-ups, the median of 25 runs; each
 // run is bracketed by timestamps written after all earlier work finished. Every case is
@@ -11,8 +14,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -63,12 +68,35 @@ double as_double(const std::vector<std::uint8_t>& b, DType t, std::size_t i) {
   return nbx::bf16_bits_to_double(h);
 }
 
+// PyTorch's GB/s for case `name` in the JSON of bench/torch_reference.py --json (0 if absent).
+double torch_gbps(const std::string& json, const std::string& name) {
+  const std::size_t at = json.find("\"name\": \"" + name + "\"");
+  if (at == std::string::npos) return 0;
+  const std::size_t g = json.find("\"gbps\":", at);
+  const std::size_t next = json.find("\"name\":", at + 1);
+  if (g == std::string::npos || (next != std::string::npos && g > next)) return 0;
+  return std::atof(json.c_str() + g + 7);
+}
+
+// A copy control must have copied: three spot elements of dst equal src's.
+void check_copy(nbx::BackendDevice& dev, nbx::DeviceMemory dst, nbx::DeviceMemory src,
+                std::int64_t n) {
+  for (std::int64_t i : {std::int64_t(0), n / 3, n / 4 * 4 - 1}) {  // whole 16-byte words
+    float a = 0, b = 1;
+    dev.copy_to_host(&a, src, std::size_t(i) * 4, 4);
+    dev.copy_to_host(&b, dst, std::size_t(i) * 4, 4);
+    if (a != b)
+      throw nbx::Internal("copy control: element " + std::to_string(i) + " is " +
+                          std::to_string(b) + ", expected " + std::to_string(a) + ".");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int index = 0;
   std::int64_t n = std::int64_t(1) << 28;
-  std::string json_path;
+  std::string json_path, torch_path;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--device-index")
@@ -77,6 +105,13 @@ int main(int argc, char** argv) {
       n = std::atoll(argv[i + 1]);
     else if (a == "--json")
       json_path = argv[i + 1];
+    else if (a == "--torch")
+      torch_path = argv[i + 1];
+  }
+  std::string torch_json;
+  if (!torch_path.empty()) {
+    std::ifstream in(torch_path);
+    torch_json.assign(std::istreambuf_iterator<char>(in), {});
   }
   try {
     auto dev = nbx::backend_by_name("vulkan").open(index);
@@ -106,30 +141,22 @@ int main(int argc, char** argv) {
         dev->launch({"elementwise", b, std::as_bytes(std::span(&p, 1))});
       }
     }
-    nbx::DeviceMemory ts = dev->allocate(64 * 8);
-    const Case cases[] = {
-        {"add_f32", nbx::abi::kOp_add, DType::kFloat32, DType::kFloat32, 2},
-        {"cast_f32_to_bf16", nbx::abi::kOp_copy, DType::kFloat32, DType::kBFloat16, 1},
-        {"add_bf16", nbx::abi::kOp_add, DType::kBFloat16, DType::kBFloat16, 2},
-        {"cast_bf16_to_f32", nbx::abi::kOp_copy, DType::kBFloat16, DType::kFloat32, 1},
-    };
     std::string json = "{\"device\": \"" + dev->display_name() +
                        "\", \"timer\": \"vulkan timestamps\", \"results\": [";
-    std::printf("%s, GPU timestamps (period %.3f ns)\n%-20s %12s %10s %10s\n",
-                dev->display_name().c_str(), period_ns, "case", "elements", "ms", "GB/s");
-    for (const Case& c : cases) {
-      const auto p = flat_params(c, n);
-      const bool in32 = c.in == DType::kFloat32;
-      nbx::DeviceMemory out = c.out == DType::kFloat32 ? out32 : out16;
+    bool first_row = true;
+    const char* wg = std::getenv("NBX_VULKAN_WORKGROUP_SIZE");
+    std::printf("%s, GPU timestamps (period %.3f ns), workgroup size %s\n%-20s %12s %10s %10s%s\n",
+                dev->display_name().c_str(), period_ns, wg ? wg : "default", "case", "elements",
+                "ms", "GB/s", torch_json.empty() ? "" : "  torch GB/s   ratio");
+    nbx::DeviceMemory ts = dev->allocate(64 * 8);
+    // Median GPU time of `runs` calls of issue(r), each bracketed by timestamps.
+    auto median_ms = [&](auto&& issue) {
       const int warmup = 3, runs = 25;
+      const nbx::KernelBuffer tb[1] = {{ts, true}};
       for (int r = 0; r < warmup + runs; ++r) {
-        auto& in = in32 ? f32[r % 2] : bf[r % 2];
-        const nbx::KernelBuffer b[3] = {{out, true}, {in[0], false}, {in[1], false}};
         const std::int64_t slot0 = 2 * (r % 32), slot1 = slot0 + 1;
-        const nbx::KernelBuffer tb[1] = {{ts, true}};
         if (r >= warmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot0, 1))});
-        dev->launch({"elementwise", std::span(b, std::size_t(1 + c.arity)),
-                     std::as_bytes(std::span(&p, 1))});
+        issue(r);
         if (r >= warmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot1, 1))});
       }
       std::vector<std::uint64_t> t(64);
@@ -139,13 +166,62 @@ int main(int argc, char** argv) {
       for (int r = warmup; r < warmup + runs; ++r)
         ms.push_back(double(t[2 * (r % 32) + 1] - t[2 * (r % 32)]) * period_ns * 1e-6);
       std::sort(ms.begin(), ms.end());
-      const double med = ms[ms.size() / 2];
+      return ms[ms.size() / 2];
+    };
+    auto report = [&](const char* name, double bytes, double med) {
+      const double gbps = bytes / (med * 1e-3) / 1e9;
+      const double ref = torch_gbps(torch_json, name);
+      std::printf("%-20s %12lld %10.4f %10.0f", name, (long long)n, med, gbps);
+      if (ref > 0) std::printf(" %10.0f %7.2fx", ref, gbps / ref);
+      std::printf("\n");
+      char row[256];
+      std::snprintf(row, sizeof row,
+                    "%s{\"name\": \"%s\", \"shape\": \"%lld\", \"bytes\": %.0f, \"median_ms\": "
+                    "%.5f, \"gbps\": %.1f}",
+                    first_row ? "" : ", ", name, (long long)n, bytes, med, gbps);
+      first_row = false;
+      json += row;
+    };
+    // Controls: the driver's buffer copy and the plainest 16-byte copy shader, the ceilings
+    // the elementwise kernel is measured against (read + write bytes).
+    {
+      const double med =
+          median_ms([&](int r) { dev->copy_on_device(out32, 0, f32[r % 2][0], 0, f32_bytes); });
+      check_copy(*dev, out32, f32[(3 + 25 - 1) % 2][0], n);
+      report("copy_buffer_f32", 2.0 * double(f32_bytes), med);
+    }
+    if (dev->has_kernel("vk_copy_probe")) {
+      // Poisoned first (other data), so the check below sees what the probe wrote.
+      dev->copy_on_device(out32, 0, f32[0][1], 0, f32_bytes);
+      const double med = median_ms([&](int r) {
+        const nbx::KernelBuffer b[2] = {{out32, true}, {f32[r % 2][0], false}};
+        dev->launch({"vk_copy_probe", b, {}});
+      });
+      check_copy(*dev, out32, f32[(3 + 25 - 1) % 2][0], n);
+      report("copy_shader_f32", 2.0 * double(f32_bytes), med);
+    }
+    const Case cases[] = {
+        {"add_f32", nbx::abi::kOp_add, DType::kFloat32, DType::kFloat32, 2},
+        {"cast_f32_to_bf16", nbx::abi::kOp_copy, DType::kFloat32, DType::kBFloat16, 1},
+        {"add_bf16", nbx::abi::kOp_add, DType::kBFloat16, DType::kBFloat16, 2},
+        {"cast_bf16_to_f32", nbx::abi::kOp_copy, DType::kBFloat16, DType::kFloat32, 1},
+    };
+    for (const Case& c : cases) {
+      const auto p = flat_params(c, n);
+      const bool in32 = c.in == DType::kFloat32;
+      nbx::DeviceMemory out = c.out == DType::kFloat32 ? out32 : out16;
+      const double med = median_ms([&](int r) {
+        auto& in = in32 ? f32[r % 2] : bf[r % 2];
+        const nbx::KernelBuffer b[3] = {{out, true}, {in[0], false}, {in[1], false}};
+        dev->launch({"elementwise", std::span(b, std::size_t(1 + c.arity)),
+                     std::as_bytes(std::span(&p, 1))});
+      });
       const double bytes =
           double(n) * (c.arity * (in32 ? 4 : 2) + (c.out == DType::kFloat32 ? 4 : 2));
       // Spot check the last run (set (warmup + runs - 1) % 2) against the host.
-      const int set = (warmup + runs - 1) % 2;
+      const int set = (3 + 25 - 1) % 2;
       const std::size_t esz_in = in32 ? 4 : 2, esz_out = c.out == DType::kFloat32 ? 4 : 2;
-      for (std::int64_t i : {std::int64_t(0), n / 3, n - 1}) {
+      for (std::int64_t i : {std::int64_t(0), n / 3, n - 8, n - 1}) {
         std::vector<std::uint8_t> a(esz_in), b2(esz_in), o(esz_out);
         auto& in = in32 ? f32[set] : bf[set];
         dev->copy_to_host(a.data(), in[0], std::size_t(i) * esz_in, esz_in);
@@ -160,15 +236,7 @@ int main(int argc, char** argv) {
           return 1;
         }
       }
-      std::printf("%-20s %12lld %10.4f %10.0f\n", c.name, (long long)n, med,
-                  bytes / (med * 1e-3) / 1e9);
-      char row[256];
-      std::snprintf(row, sizeof row,
-                    "%s{\"name\": \"%s\", \"shape\": \"%lld\", \"bytes\": %.0f, \"median_ms\": "
-                    "%.5f, \"gbps\": %.1f}",
-                    &c == cases ? "" : ", ", c.name, (long long)n, bytes, med,
-                    bytes / (med * 1e-3) / 1e9);
-      json += row;
+      report(c.name, bytes, med);
     }
     json += "]}\n";
     if (!json_path.empty()) std::ofstream(json_path) << json;

@@ -15,6 +15,9 @@ struct DeviceFeatures {
   bool storage8 = false, storage16 = false;
   bool bf16_ext = false, coopmat_khr = false, coopmat_nv = false;
   bool subgroup_size_control = false, memory_budget = false, sm_builtins = false;
+  // NBX_VULKAN_PIPELINE_STATS=1 and VK_KHR_pipeline_executable_properties: every new
+  // pipeline's compiler statistics (registers, ...) go to stderr (vk_pipelines.cpp).
+  bool pipeline_stats = false;
   std::uint32_t api_version = 0;
   std::uint32_t subgroup_size = 1, min_subgroup_size = 1, max_subgroup_size = 1;
   std::uint32_t subgroup_ops = 0;  // VkSubgroupFeatureFlags

@@ -2,6 +2,7 @@
 #include "backends/vulkan/vk_device.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "backends/vulkan/vk_errors.hpp"
@@ -48,7 +49,11 @@ VulkanDevice::VulkanDevice(std::shared_ptr<InstanceApi> api, VkPhysicalDevice ph
   // 256 invocations (8 NVIDIA warps, 32 llvmpipe subgroups), within the device's limits
   // and a multiple of its subgroup size.
   const auto& f = ctx_.features;
-  std::uint32_t wg = std::min({256u, f.max_workgroup_invocations, f.max_workgroup_size_x});
+  // NBX_VULKAN_WORKGROUP_SIZE overrides the 256 (benchmarks compare 128/256/512).
+  std::uint32_t want = 256;
+  if (const char* e = std::getenv("NBX_VULKAN_WORKGROUP_SIZE"); e && std::atoi(e) > 0)
+    want = std::uint32_t(std::atoi(e));
+  std::uint32_t wg = std::min({want, f.max_workgroup_invocations, f.max_workgroup_size_x});
   if (wg >= f.subgroup_size) wg -= wg % f.subgroup_size;
   workgroup_size_ = std::max(1u, wg);
 
@@ -191,14 +196,64 @@ void VulkanDevice::check_validation() {
 }
 
 bool VulkanDevice::has_kernel_impl(std::string_view kernel) const {
-  return kernel == "elementwise" || (kernel == "vk_timestamp" && queries_ != VK_NULL_HANDLE);
+  return kernel == "elementwise" || kernel == "vk_copy_probe" ||
+         (kernel == "vk_timestamp" && queries_ != VK_NULL_HANDLE);
 }
 
 void VulkanDevice::launch_impl(const KernelLaunch& launch) {
   if (launch.kernel == "elementwise")
     launch_elementwise(launch);
+  else if (launch.kernel == "vk_copy_probe")
+    launch_copy_probe(launch);
   else
     launch_timestamp(launch);
+}
+
+// Kernel "vk_copy_probe": buffers [0] destination, [1] source, no parameters. Copies the
+// source's whole 16-byte words with kernels/vulkan/copy_probe.comp, the bandwidth ceiling
+// benchmarks compare the elementwise kernel with.
+void VulkanDevice::launch_copy_probe(const KernelLaunch& launch) {
+  if (launch.buffers.size() != 2 || !launch.buffers[0].memory || !launch.buffers[1].memory ||
+      launch.buffers[0].memory.bytes < launch.buffers[1].memory.bytes ||
+      launch.buffers[1].memory.bytes / 16 > UINT32_MAX) {
+    throw InvalidArgument("vk_copy_probe", "vk_copy_probe on " + ctx_.name +
+                                               " takes a destination at least as large as its "
+                                               "source, and a source below 64 GiB.");
+  }
+  const std::uint64_t words = launch.buffers[1].memory.bytes / 16;
+  if (words == 0) return;
+  const auto& f = ctx_.features;
+  const std::uint64_t groups = std::min<std::uint64_t>(
+      {(words + workgroup_size_ - 1) / workgroup_size_, f.max_workgroup_count_x, 1u << 22});
+  const std::uint32_t head[4] = {std::uint32_t(words), std::uint32_t(groups * workgroup_size_), 0,
+                                 0};
+  const std::uint32_t spec[] = {workgroup_size_};
+  VkPipeline pipeline = pipelines_->get("copy_probe", spec);
+  VkCommandBuffer cb = submit_->begin_command(sizeof head, 0);
+  HostSlice ps = submit_->params(sizeof head);
+  std::memcpy(ps.ptr, head, sizeof head);
+  VkDescriptorSet set = submit_->allocate_set();
+  const Allocation& d = *allocation_of(launch.buffers[0].memory);
+  const Allocation& s = *allocation_of(launch.buffers[1].memory);
+  const VkDescriptorBufferInfo infos[3] = {{ps.buffer, ps.offset, sizeof head},
+                                           {d.buffer(), d.offset, words * 16},
+                                           {s.buffer(), s.offset, words * 16}};
+  VkWriteDescriptorSet writes[3];
+  for (std::uint32_t b = 0; b < 3; ++b) {
+    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[b].dstSet = set;
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType =
+        b == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &infos[b];
+  }
+  fn_.vkUpdateDescriptorSets(ctx_.device, 3, writes, 0, nullptr);
+  submit_->access({{s.block, s.offset, words * 16}}, {{d.block, d.offset, words * 16}});
+  fn_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  fn_.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set,
+                              0, nullptr);
+  fn_.vkCmdDispatch(cb, std::uint32_t(groups), 1, 1);
 }
 
 // Kernel "vk_timestamp": buffers [0] a uint64 array, params one int64 slot index. Writes the

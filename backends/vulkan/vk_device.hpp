@@ -1,6 +1,7 @@
 // nbx::vulkan::VulkanDevice: one opened Vulkan physical device behind the BackendDevice
 // seam. Owns the VkDevice and, through MemoryPool / Pipelines / Submitter, everything made
-// from it. Kernels: "elementwise" (vk_elementwise.cpp) and "vk_timestamp" (a GPU timestamp
+// from it. Kernels: "elementwise" (vk_elementwise.cpp), "vk_copy_probe" (a plain 16-byte
+// copy shader, the benchmarks' ceiling) and "vk_timestamp" (a GPU timestamp
 // written into a uint64 buffer slot, for benchmarks; vk_device.cpp).
 #pragma once
 
@@ -51,6 +52,7 @@ class VulkanDevice final : public BackendDevice {
 
   void launch_elementwise(const KernelLaunch& launch);  // vk_elementwise.cpp
   void launch_timestamp(const KernelLaunch& launch);
+  void launch_copy_probe(const KernelLaunch& launch);
   void check_fault();
   void check_validation();
   // Waits for the batch that last used `a` when the host is about to touch it directly.

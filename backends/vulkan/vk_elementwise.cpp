@@ -166,7 +166,7 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
   const abi::ElementwiseOperand* ops[4] = {&p.out, &p.in[0], &p.in[1], &p.in[2]};
   const DType dts[4] = {odt, idt[0], idt[1], idt[2]};
   GpuParams g{};
-  bool flat = p.contiguous != 0, aligned4 = true;
+  bool flat = p.contiguous != 0, aligned8 = true;
   for (int k = 0; k < 1 + p.num_inputs; ++k) {
     if (k > 0 && p.in[k - 1].is_scalar) continue;
     const abi::ElementwiseOperand& o = *ops[k];
@@ -187,7 +187,7 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
                                           "-byte operand exceeds "
                                           "maxStorageBufferRange (" +
                                           std::to_string(f.max_storage_buffer_range) + " bytes)");
-    aligned4 &= o.offset % 4 == 0;
+    aligned8 &= o.offset % 8 == 0;  // whole 16-byte chunks (elementwise.comp)
     g.offsets[k] = std::uint32_t(o.offset);
     for (int d = 0; d < p.ndim; ++d) g.strides[k][d] = std::uint32_t(o.strides[d]);
   }
@@ -203,8 +203,8 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
       expect *= size;
     }
   }
-  const std::uint32_t path = flat ? (aligned4 ? 2 : 1) : 0;
-  const std::uint64_t items = path == 2 ? (std::uint64_t(numel) + 3) / 4 : std::uint64_t(numel);
+  const std::uint32_t path = flat ? (aligned8 ? 2 : 1) : 0;
+  const std::uint64_t items = path == 2 ? (std::uint64_t(numel) + 7) / 8 : std::uint64_t(numel);
   // One work item per invocation where the device allows that many groups (NVIDIA: 2^31 - 1);
   // llvmpipe's 65535 makes the shader loop instead.
   const std::uint64_t max_groups = std::min<std::uint64_t>(f.max_workgroup_count_x, 1u << 22);

@@ -35,6 +35,58 @@ std::string cache_file(const std::uint8_t (&uuid)[VK_UUID_SIZE]) {
   return (dir / (name + ".bin")).string();
 }
 
+// NBX_VULKAN_PIPELINE_STATS=1: the driver's statistics of a new pipeline (NVIDIA: registers,
+// binary size, ...) on stderr, one line, so a benchmark run shows what the compiler made.
+void print_statistics(const DeviceContext& ctx, VkPipeline p, const std::string& module,
+                      std::span<const std::uint32_t> spec) {
+  auto get = [&ctx](const char* name) {
+    return ctx.instance->vkGetDeviceProcAddr(ctx.device, name);
+  };
+  auto props = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      get("vkGetPipelineExecutablePropertiesKHR"));
+  auto stats = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      get("vkGetPipelineExecutableStatisticsKHR"));
+  if (!props || !stats) return;
+  std::string line = "vulkan pipeline " + module + " spec";
+  for (std::uint32_t v : spec) {
+    line += ' ';
+    line += std::to_string(v);
+  }
+  VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pi.pipeline = p;
+  std::uint32_t n = 0;
+  props(ctx.device, &pi, &n, nullptr);
+  for (std::uint32_t e = 0; e < n; ++e) {
+    VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    ei.pipeline = p;
+    ei.executableIndex = e;
+    std::uint32_t m = 0;
+    stats(ctx.device, &ei, &m, nullptr);
+    std::vector<VkPipelineExecutableStatisticKHR> st(
+        m, VkPipelineExecutableStatisticKHR{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    stats(ctx.device, &ei, &m, st.data());
+    for (const auto& s : st) {
+      line += " | ";
+      line += s.name;
+      line += ' ';
+      switch (s.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+          line += s.value.b32 ? "true" : "false";
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+          line += std::to_string(s.value.i64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+          line += std::to_string(s.value.u64);
+          break;
+        default:
+          line += std::to_string(s.value.f64);
+      }
+    }
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
 }  // namespace
 
 Pipelines::Pipelines(DeviceContext& ctx, const std::uint8_t (&cache_uuid)[VK_UUID_SIZE])
@@ -142,9 +194,11 @@ VkPipeline Pipelines::get(const std::string& module, std::span<const std::uint32
   ci.stage.pName = "main";
   ci.stage.pSpecializationInfo = &sp;
   ci.layout = layout_;
+  if (ctx_.features.pipeline_stats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline p = VK_NULL_HANDLE;
   vk_check(ctx_.fn->vkCreateComputePipelines(ctx_.device, cache_, 1, &ci, nullptr, &p),
            "vkCreateComputePipelines", ctx_.name);
+  if (ctx_.features.pipeline_stats) print_statistics(ctx_, p, module, spec);
   pipelines_.emplace(std::move(key), p);
   return p;
 }

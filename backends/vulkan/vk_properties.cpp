@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace nbx::vulkan {
 namespace {
@@ -79,6 +81,9 @@ void FeatureChain::link(std::uint32_t api_version, const std::vector<std::string
     append(coopmat_nv, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
   if (has(extensions, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME))
     append(bf16, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR);
+  if (has(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
+    append(exec_props,
+           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
   *tail = nullptr;
 }
 
@@ -197,6 +202,13 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
         VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME}) {
     if (has(info.extensions, e)) info.enable_extensions.emplace_back(e);
   }
+  // Only on request: capturing statistics may cost the driver compile time.
+  const char* stats = std::getenv("NBX_VULKAN_PIPELINE_STATS");
+  if (stats && std::string(stats) == "1" &&
+      has(info.extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    info.enable_extensions.emplace_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    f.pipeline_stats = true;
+  }
   if (f.api_version < VK_API_VERSION_1_3 &&
       has(info.extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME))
     info.enable_extensions.emplace_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
@@ -273,6 +285,7 @@ void fill_enabled_features(const PhysicalDeviceInfo& info, FeatureChain& c) {
   c.coopmat.cooperativeMatrix = f.coopmat_khr;
   c.coopmat_nv.cooperativeMatrix = f.coopmat_nv;
   c.bf16.shaderBFloat16Type = f.bf16_ext;
+  c.exec_props.pipelineExecutableInfo = f.pipeline_stats;
 }
 
 }  // namespace nbx::vulkan

@@ -23,6 +23,7 @@ struct FeatureChain {
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopmat{};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat_nv{};
   VkPhysicalDeviceShaderBfloat16FeaturesKHR bf16{};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props{};
 
   FeatureChain() = default;
   FeatureChain(const FeatureChain&) = delete;

@@ -34,7 +34,7 @@ layout(constant_id = 5) const int IDT1 = DT_FLOAT32;
 layout(constant_id = 6) const int IDT2 = DT_FLOAT32;
 layout(constant_id = 7) const int SCALAR_MASK = 0;  // bit k: input k is a host scalar
 layout(constant_id = 8) const int NIN = 1;
-layout(constant_id = 9) const int PATH = 0;  // 0 strided, 1 contiguous, 2 contiguous x4
+layout(constant_id = 9) const int PATH = 0;  // 0 strided, 1 contiguous, 2 contiguous x8
 
 const int kFaultIntegerDivisionByZero = 2;
 
@@ -116,47 +116,73 @@ uvec2 compute(uvec2 r0, uvec2 r1, uvec2 r2, uint pos) {
 
 uint stride_of(int k, uint d) { return P.strides[2 * k + int(d >> 2)][d & 3u]; }
 
-// Four consecutive elements of input k, starting at element 4 * j of its view, whose
-// offset the backend guarantees to be a multiple of 4 (so every load is one aligned access).
-#define NBX_FETCH4(N, DT, j, lo, hi)                                                     \
-  {                                                                                      \
-    int s = nbx_esize(DT);                                                               \
-    if (s == 1) {                                                                        \
-      uint w = N##_u32.v[(j)];                                                             \
-      lo = uvec4(w & 0xffu, (w >> 8) & 0xffu, (w >> 16) & 0xffu, w >> 24);               \
-    } else if (s == 2) {                                                                 \
-      uvec2 w = N##_u64.v[(j)];                                                            \
-      lo = uvec4(w.x & 0xffffu, w.x >> 16, w.y & 0xffffu, w.y >> 16);                    \
-    } else if (s == 4) {                                                                 \
-      lo = N##_u128.v[(j)];                                                                \
-    } else {                                                                             \
-      uvec4 p = N##_u128.v[2u * (j)], q = N##_u128.v[2u * (j) + 1u];                            \
-      lo = uvec4(p.x, p.z, q.x, q.z);                                                    \
-      hi = uvec4(p.y, p.w, q.y, q.w);                                                    \
-    }                                                                                    \
+// The vector path moves kLanes consecutive elements per work item, and every operand
+// (of 2 bytes or wider) in whole 16-byte transactions: 8 bfloat16 = one uvec4, 8 float32 =
+// two, 8 float64 = four; 8 bytes = one uvec2. NVIDIA reaches its copy bandwidth only with
+// 16-byte accesses and several of them in flight per thread.
+const int kLanes = 8;
+#define NBX_LANES(T, N) T N[kLanes] = T[kLanes](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u)
+
+// The eight elements of chunk j of input k (the backend guarantees its element offset is a
+// multiple of 8, so every access is aligned to its own width).
+#define NBX_FETCH8(N, DT, j, lo, hi)                                                      \
+  {                                                                                       \
+    int s = nbx_esize(DT);                                                                \
+    if (s == 1) {                                                                         \
+      uvec2 w = N##_u64.v[(j)];                                                           \
+      for (int t = 0; t < 4; ++t) {                                                       \
+        lo[t] = (w.x >> (8 * t)) & 0xffu;                                                 \
+        lo[t + 4] = (w.y >> (8 * t)) & 0xffu;                                             \
+      }                                                                                   \
+    } else if (s == 2) {                                                                  \
+      uvec4 w = N##_u128.v[(j)];                                                          \
+      for (int t = 0; t < 4; ++t) {                                                       \
+        lo[2 * t] = w[t] & 0xffffu;                                                       \
+        lo[2 * t + 1] = w[t] >> 16;                                                       \
+      }                                                                                   \
+    } else if (s == 4) {                                                                  \
+      uvec4 p = N##_u128.v[2u * (j)], q = N##_u128.v[2u * (j) + 1u];                      \
+      for (int t = 0; t < 4; ++t) {                                                       \
+        lo[t] = p[t];                                                                     \
+        lo[t + 4] = q[t];                                                                 \
+      }                                                                                   \
+    } else {                                                                              \
+      for (int t = 0; t < 4; ++t) {                                                       \
+        uvec4 p = N##_u128.v[4u * (j) + uint(t)];                                         \
+        lo[2 * t] = p.x;                                                                  \
+        hi[2 * t] = p.y;                                                                  \
+        lo[2 * t + 1] = p.z;                                                              \
+        hi[2 * t + 1] = p.w;                                                              \
+      }                                                                                   \
+    }                                                                                     \
   }
 
-// One work item: four consecutive elements on the vector path, otherwise one element
-// (or the last 1-3 of the vector path). Loads and stores differ by path; the op itself is
+// One work item: kLanes consecutive elements on the vector path, otherwise one element
+// (or the last 1-7 of the vector path). Loads and stores differ by path; the op itself is
 // called from this one place, so the driver inlines it once.
 void item(uint w) {
   const uint numel = P.head.x;
-  uvec4 lo0 = uvec4(0u), hi0 = uvec4(0u), lo1 = uvec4(0u), hi1 = uvec4(0u);
-  uvec4 lo2 = uvec4(0u), hi2 = uvec4(0u);
-  uvec4 o_out = uvec4(0u);
+  NBX_LANES(uint, lo0);
+  NBX_LANES(uint, hi0);
+  NBX_LANES(uint, lo1);
+  NBX_LANES(uint, hi1);
+  NBX_LANES(uint, lo2);
+  NBX_LANES(uint, hi2);
+  NBX_LANES(uint, o_out);
   uint count = 1u;
-  const bool vec = PATH == 2 && 4u * w + 3u < numel;
+  // Whole chunks only: the tail chunk takes the element-wise branch below.
+  const bool vec = PATH == 2 && w < (numel >> 3);
   if (vec) {
-    count = 4u;
-    if (reads(0)) NBX_FETCH4(b0, IDT0, (P.offsets.y >> 2) + w, lo0, hi0)
-    if (reads(1)) NBX_FETCH4(b1, IDT1, (P.offsets.z >> 2) + w, lo1, hi1)
-    if (reads(2)) NBX_FETCH4(b2, IDT2, (P.offsets.w >> 2) + w, lo2, hi2)
+    count = uint(kLanes);
+    if (reads(0)) NBX_FETCH8(b0, IDT0, (P.offsets.y >> 3) + w, lo0, hi0)
+    if (reads(1)) NBX_FETCH8(b1, IDT1, (P.offsets.z >> 3) + w, lo1, hi1)
+    if (reads(2)) NBX_FETCH8(b2, IDT2, (P.offsets.w >> 3) + w, lo2, hi2)
   } else {
-    uint first = PATH == 2 ? 4u * w : w;
+    uint first = PATH == 2 ? uint(kLanes) * w : w;
     count = PATH == 2 ? numel - first : 1u;
     // Constant trip counts with guards: the driver unrolls them, so every lane index is a
-    // constant (a dynamic vector index sends the lanes to local memory on NVIDIA).
-    for (int t = 0; t < 4; ++t) {
+    // constant (a dynamic array index sends the lanes to local memory on NVIDIA).
+    for (int t = 0; t < kLanes; ++t) {
       if (uint(t) >= count) break;
       uint e = first + uint(t);
       uvec4 o = P.offsets + uvec4(e);
@@ -178,9 +204,10 @@ void item(uint w) {
       if (reads(2)) { r = NBX_FETCH(b2, IDT2, o.w); lo2[t] = r.x; hi2[t] = r.y; }
     }
   }
-  uvec4 lo = uvec4(0u), hi = uvec4(0u);
-  const uint first = PATH == 2 ? 4u * w : w;
-  for (int t = 0; t < 4; ++t) {
+  NBX_LANES(uint, lo);
+  NBX_LANES(uint, hi);
+  const uint first = PATH == 2 ? uint(kLanes) * w : w;
+  for (int t = 0; t < kLanes; ++t) {
     if (uint(t) >= count) break;
     uvec2 r = compute(uvec2(lo0[t], hi0[t]), uvec2(lo1[t], hi1[t]), uvec2(lo2[t], hi2[t]),
                       first + uint(t));
@@ -189,19 +216,27 @@ void item(uint w) {
   }
   int s = nbx_esize(ODT);
   if (vec) {
-    uint jo = (P.offsets.x >> 2) + w;
+    uint j = (P.offsets.x >> 3) + w;
     if (s == 1) {
-      bo_u32.v[jo] = (lo.x & 0xffu) | ((lo.y & 0xffu) << 8) | ((lo.z & 0xffu) << 16) | (lo.w << 24);
+      uvec2 v = uvec2(0u);
+      for (int t = 0; t < 4; ++t) {
+        v.x |= (lo[t] & 0xffu) << (8 * t);
+        v.y |= (lo[t + 4] & 0xffu) << (8 * t);
+      }
+      bo_u64.v[j] = v;
     } else if (s == 2) {
-      bo_u64.v[jo] = uvec2((lo.x & 0xffffu) | (lo.y << 16), (lo.z & 0xffffu) | (lo.w << 16));
+      uvec4 v;
+      for (int t = 0; t < 4; ++t) v[t] = (lo[2 * t] & 0xffffu) | (lo[2 * t + 1] << 16);
+      bo_u128.v[j] = v;
     } else if (s == 4) {
-      bo_u128.v[jo] = lo;
+      bo_u128.v[2u * j] = uvec4(lo[0], lo[1], lo[2], lo[3]);
+      bo_u128.v[2u * j + 1u] = uvec4(lo[4], lo[5], lo[6], lo[7]);
     } else {
-      bo_u128.v[2 * jo] = uvec4(lo.x, hi.x, lo.y, hi.y);
-      bo_u128.v[2 * jo + 1] = uvec4(lo.z, hi.z, lo.w, hi.w);
+      for (int t = 0; t < 4; ++t)
+        bo_u128.v[4u * j + uint(t)] = uvec4(lo[2 * t], hi[2 * t], lo[2 * t + 1], hi[2 * t + 1]);
     }
   } else {
-    for (int t = 0; t < 4; ++t) {
+    for (int t = 0; t < kLanes; ++t) {
       if (uint(t) >= count) break;
       uint i = o_out[t];
       if (s == 1) bo_u8.v[i] = uint8_t(lo[t]);
