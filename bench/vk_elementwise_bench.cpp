@@ -7,10 +7,12 @@
 // --torch reads bench/torch_reference.py's JSON and prints each case's ratio to PyTorch.
 // Two controls come first: the driver's buffer copy and the plain copy shader "vk_copy_probe".
 //
-// Two alternating buffer sets, random non-zero data, 3 warm-ups, the median of 25 runs; each
+// Two alternating buffer sets, random non-zero data, a second of GPU warm-up, then per case
+// 10 warm-ups and the median of 31 runs; each
 // run is bracketed by timestamps written after all earlier work finished. Every case is
 // spot-checked against a host computation, so a fast wrong kernel cannot report a figure.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -91,6 +93,10 @@ void check_copy(nbx::BackendDevice& dev, nbx::DeviceMemory dst, nbx::DeviceMemor
   }
 }
 
+// Per case: warm-up runs, then the median of kRuns timed runs; run r uses buffer set r % 2.
+constexpr int kWarmup = 10, kRuns = 31;
+constexpr int kLastSet = (kWarmup + kRuns - 1) % 2;
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -148,23 +154,22 @@ int main(int argc, char** argv) {
     std::printf("%s, GPU timestamps (period %.3f ns), workgroup size %s\n%-20s %12s %10s %10s%s\n",
                 dev->display_name().c_str(), period_ns, wg ? wg : "default", "case", "elements",
                 "ms", "GB/s", torch_json.empty() ? "" : "  torch GB/s   ratio");
-    nbx::DeviceMemory ts = dev->allocate(64 * 8);
+    nbx::DeviceMemory ts = dev->allocate(2 * kRuns * 8);
     // Median GPU time of `runs` calls of issue(r), each bracketed by timestamps.
     auto median_ms = [&](auto&& issue) {
-      const int warmup = 3, runs = 25;
       const nbx::KernelBuffer tb[1] = {{ts, true}};
-      for (int r = 0; r < warmup + runs; ++r) {
-        const std::int64_t slot0 = 2 * (r % 32), slot1 = slot0 + 1;
-        if (r >= warmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot0, 1))});
+      for (int r = 0; r < kWarmup + kRuns; ++r) {
+        const std::int64_t slot0 = 2 * (r - kWarmup), slot1 = slot0 + 1;
+        if (r >= kWarmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot0, 1))});
         issue(r);
-        if (r >= warmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot1, 1))});
+        if (r >= kWarmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot1, 1))});
       }
-      std::vector<std::uint64_t> t(64);
-      dev->copy_to_host(t.data(), ts, 0, 64 * 8);
+      std::vector<std::uint64_t> t(2 * kRuns);
+      dev->copy_to_host(t.data(), ts, 0, t.size() * 8);
       dev->synchronize();
       std::vector<double> ms;
-      for (int r = warmup; r < warmup + runs; ++r)
-        ms.push_back(double(t[2 * (r % 32) + 1] - t[2 * (r % 32)]) * period_ns * 1e-6);
+      for (int r = 0; r < kRuns; ++r)
+        ms.push_back(double(t[2 * r + 1] - t[2 * r]) * period_ns * 1e-6);
       std::sort(ms.begin(), ms.end());
       return ms[ms.size() / 2];
     };
@@ -182,12 +187,27 @@ int main(int argc, char** argv) {
       first_row = false;
       json += row;
     };
+    // The GPU idled while the host made the data: its clocks are low and take a while to
+    // rise. Keep it busy for a second (plain copies) before anything is timed.
+    {
+      const auto start = std::chrono::steady_clock::now();
+      const nbx::KernelBuffer b[2] = {{out32, true}, {f32[0][0], false}};
+      while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) {
+        for (int r = 0; r < 50; ++r) {
+          if (dev->has_kernel("vk_copy_probe"))
+            dev->launch({"vk_copy_probe", b, {}});
+          else
+            dev->copy_on_device(out32, 0, f32[0][0], 0, f32_bytes);
+        }
+        dev->synchronize();
+      }
+    }
     // Controls: the driver's buffer copy and the plainest 16-byte copy shader, the ceilings
     // the elementwise kernel is measured against (read + write bytes).
     {
       const double med =
           median_ms([&](int r) { dev->copy_on_device(out32, 0, f32[r % 2][0], 0, f32_bytes); });
-      check_copy(*dev, out32, f32[(3 + 25 - 1) % 2][0], n);
+      check_copy(*dev, out32, f32[kLastSet][0], n);
       report("copy_buffer_f32", 2.0 * double(f32_bytes), med);
     }
     if (dev->has_kernel("vk_copy_probe")) {
@@ -197,7 +217,7 @@ int main(int argc, char** argv) {
         const nbx::KernelBuffer b[2] = {{out32, true}, {f32[r % 2][0], false}};
         dev->launch({"vk_copy_probe", b, {}});
       });
-      check_copy(*dev, out32, f32[(3 + 25 - 1) % 2][0], n);
+      check_copy(*dev, out32, f32[kLastSet][0], n);
       report("copy_shader_f32", 2.0 * double(f32_bytes), med);
     }
     const Case cases[] = {
@@ -219,7 +239,7 @@ int main(int argc, char** argv) {
       const double bytes =
           double(n) * (c.arity * (in32 ? 4 : 2) + (c.out == DType::kFloat32 ? 4 : 2));
       // Spot check the last run (set (warmup + runs - 1) % 2) against the host.
-      const int set = (3 + 25 - 1) % 2;
+      const int set = kLastSet;
       const std::size_t esz_in = in32 ? 4 : 2, esz_out = c.out == DType::kFloat32 ? 4 : 2;
       for (std::int64_t i : {std::int64_t(0), n / 3, n - 8, n - 1}) {
         std::vector<std::uint8_t> a(esz_in), b2(esz_in), o(esz_out);

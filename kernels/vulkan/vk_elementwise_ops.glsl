@@ -39,7 +39,7 @@ void nbx_fault_div_by_zero(uint pos) {
   T floor_divide_f(T a, T b) {                                                            \
     if (b == T(0)) return nbx_div(a, b);                                                  \
     T m = nbx_fmod(a, b);                                                                 \
-    T d = (a - m) / b;                                                                    \
+    T d = nbx_div(a - m, b); /* NVIDIA's a * (1/b) flushes 1/b to 0 when |b| > 2^126 */    \
     if (m != T(0) && (b < T(0)) != (m < T(0))) d -= T(1);                                 \
     if (d == T(0)) return (sign_bit(a) != sign_bit(b)) ? -T(0) : T(0);                    \
     T fl = floor(d);                                                                      \

@@ -149,6 +149,8 @@ double nbx_atan2_d(double y, double x) {
 double nbx_pow_d(double a, double b) {
   if (b == 0.0LF || a == 1.0LF) return 1.0LF;
   if (isnan(a) || isnan(b)) return double(kNaN);
+  // Exact, and exp(log(a)) would round DBL_MAX up to inf on NVIDIA.
+  if (b == 1.0LF) return a;
   bool b_int = trunc(b) == b;
   bool b_odd = b_int && abs(b) < 9007199254740992.0LF && mod(abs(b), 2.0LF) == 1.0LF;
   if (a == 0.0LF) {
