@@ -11,6 +11,10 @@ void register_bench_command(CLI::App& app);
 // `nbx explain` (cmd_explain.cpp).
 void register_explain_command(CLI::App& app);
 
+// Parses and runs the chosen subcommand; returns the process exit status: CLI11's for bad
+// arguments, 1 for an nbx::Error (printed on one line), else what the subcommand asked for.
+int run_app(CLI::App& app, int argc, char** argv);
+
 // The exit status the chosen subcommand asked for (0 unless it set one).
 int exit_code();
 void set_exit_code(int code);

@@ -8,8 +8,6 @@
 namespace nbx::cli {
 namespace {
 
-int g_exit_code = 0;
-
 std::string gib(std::uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
@@ -42,13 +40,6 @@ void print_devices(bool verbose) {
 }
 
 }  // namespace
-
-int exit_code() {
-  return g_exit_code;
-}
-void set_exit_code(int code) {
-  g_exit_code = code;
-}
 
 void register_devices_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(

@@ -1,11 +1,9 @@
 // The `nbx` command-line tool: one subcommand per file (cmd_*.cpp), registered here.
 #include <CLI/CLI.hpp>
-#include <iostream>
 
 #include "cli/cli_commands.hpp"
 #include "cli/cli_conformance.hpp"
 #include "cli/cli_main_commands.hpp"
-#include "core/errors.hpp"
 #include "nbx_config.h"
 
 int main(int argc, char** argv) {
@@ -18,13 +16,5 @@ int main(int argc, char** argv) {
   nbx::cli::register_explain_command(app);
   nbx::cli::register_bench_command(app);
   nbx::cli::register_conformance_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const nbx::Error& e) {
-    std::cerr << "nbx: " << e.what() << "\n";
-    return 1;
-  }
-  return nbx::cli::exit_code();
+  return nbx::cli::run_app(app, argc, argv);
 }

@@ -1,0 +1,32 @@
+// What every nbx command-line program shares: parsing with CLI11, nbx errors as one line on
+// stderr, and the exit status a subcommand asked for.
+#include <iostream>
+
+#include "cli/cli_main_commands.hpp"
+#include "core/errors.hpp"
+
+namespace nbx::cli {
+namespace {
+int g_exit_code = 0;
+}  // namespace
+
+int exit_code() {
+  return g_exit_code;
+}
+void set_exit_code(int code) {
+  g_exit_code = code;
+}
+
+int run_app(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const nbx::Error& e) {
+    std::cerr << "nbx: " << e.what() << "\n";
+    return 1;
+  }
+  return exit_code();
+}
+
+}  // namespace nbx::cli
