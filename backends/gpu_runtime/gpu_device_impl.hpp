@@ -9,7 +9,9 @@
 #include "backends/gpu_runtime/gpu_device.hpp"
 #include "core/errors.hpp"
 #include "kernels/gpu/fill_launch.hpp"
+#include "kernels/gpu/norm_launch.hpp"
 #include "kernels/gpu/reduce_launch.hpp"
+#include "kernels/gpu/softmax_launch.hpp"
 
 namespace nbx::gpu_runtime {
 
@@ -202,7 +204,8 @@ void GpuDevice<Rt>::flush_batch() {
 
 template <class Rt>
 bool GpuDevice<Rt>::has_kernel_impl(std::string_view kernel) const {
-  return kernel == "elementwise" || kernel == "fill" || kernel == "reduce";
+  return kernel == "elementwise" || kernel == "fill" || kernel == "reduce" || kernel == "softmax" ||
+         kernel == "norm";
 }
 
 // The family's parameter block, copied out of the launch (whose bytes need not be aligned).
@@ -221,12 +224,14 @@ Params read_params(const KernelLaunch& launch, const std::string& device) {
 
 template <class Rt>
 void GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
-  gpu::BoundBuffer buffers[1 + abi::kMaxElementwiseInputs];
+  // The norm family binds the most buffers: out, in, weight, bias and two statistics.
+  constexpr int kMaxBuffers = 6;
+  gpu::BoundBuffer buffers[kMaxBuffers];
   const int n = static_cast<int>(launch.buffers.size());
-  if (n > 1 + abi::kMaxElementwiseInputs)
-    throw InvalidArgument(std::string(launch.kernel), std::string(launch.kernel) + " on " + name_ +
-                                                          ": " + std::to_string(n) +
-                                                          " buffers bound; at most 4 are read.");
+  if (n > kMaxBuffers || (launch.kernel == "elementwise" && n > 1 + abi::kMaxElementwiseInputs))
+    throw InvalidArgument(std::string(launch.kernel),
+                          std::string(launch.kernel) + " on " + name_ + ": " + std::to_string(n) +
+                              " buffers bound; more than the kernel reads.");
   for (int k = 0; k < n; ++k)
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();
@@ -235,6 +240,12 @@ void GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
   if (launch.kernel == "reduce") {
     r = gpu::launch_reduce(read_params<abi::ReduceParams>(launch, name_), buffers, n, options_,
                            stream_);
+  } else if (launch.kernel == "softmax") {
+    r = gpu::launch_softmax(read_params<abi::SoftmaxParams>(launch, name_), buffers, n, options_,
+                            stream_);
+  } else if (launch.kernel == "norm") {
+    r = gpu::launch_norm(read_params<abi::NormParams>(launch, name_), buffers, n, options_,
+                         stream_);
   } else if (launch.kernel == "fill") {
     r = gpu::launch_fill(read_params<abi::FillParams>(launch, name_), buffers, n, options_,
                          stream_);

@@ -1,0 +1,202 @@
+// The "norm" kernel family for CUDA and HIP (kernel ABI: abi::NormParams, semantics
+// backends/host/host_norm.cpp): layer_norm, rms_norm, group_norm and batch_norm in
+// inference, over rows of a contiguous input.
+//
+// A group of `row_tile` threads (a power of two, at most one block) handles one row, with
+// statistics in the accumulate dtype (float32 for half types, as PyTorch). The mean and the
+// biased variance take two passes, as the host does: the second sums squared deviations
+// from the finished mean, which loses nothing to cancellation the way E[x²] - E[x]² does.
+// Sums are compensated and combined through a shared-memory tree (any warp size), in a
+// fixed order, so results are deterministic. batch_norm reads running statistics instead.
+#include <string>
+
+#include "core/errors.hpp"
+#include "kernels/gpu/elementwise_kernels.cuh"
+#include "kernels/gpu/elementwise_plan.hpp"
+#include "kernels/gpu/norm_launch.hpp"
+
+namespace nbx::gpu {
+namespace {
+
+constexpr int kNormBlock = 256;
+
+template <typename C>
+struct Sum {
+  C v;
+  C comp;
+};
+
+// Knuth's TwoSum, as in the reduce family.
+template <typename C>
+NBX_GPU_INLINE void add(Sum<C>& a, C x, C x_comp) {
+  const C s = a.v + x;
+  const C bb = s - a.v;
+  a.comp += x_comp + ((a.v - (s - bb)) + (x - bb));
+  a.v = s;
+}
+
+template <typename C>
+NBX_GPU_INLINE C group_sum(Sum<C> v, Sum<C>* scratch, int lane, int group) {
+  scratch[threadIdx.x] = v;
+  __syncthreads();
+  for (int half = group / 2; half > 0; half /= 2) {
+    if (lane < half) {
+      Sum<C> a = scratch[threadIdx.x];
+      add(a, scratch[threadIdx.x + half].v, scratch[threadIdx.x + half].comp);
+      scratch[threadIdx.x] = a;
+    }
+    __syncthreads();
+  }
+  const Sum<C> r = scratch[threadIdx.x - lane];
+  __syncthreads();
+  return r.v + r.comp;
+}
+
+NBX_GPU_INLINE float inv_sqrt(float x) {
+  return 1.0f / sqrtf(x);
+}
+NBX_GPU_INLINE double inv_sqrt(double x) {
+  return 1.0 / sqrt(x);
+}
+
+struct NormPointers {
+  void* out;
+  const void* in;
+  const void* weight;
+  const void* bias;
+  const void* running_mean;
+  const void* running_var;
+};
+
+template <typename C>
+__global__ void __launch_bounds__(kNormBlock) norm_kernel(const abi::NormParams p, NormPointers b) {
+  __shared__ Sum<C> scratch[kNormBlock];
+  const int group = p.row_tile;
+  const int lane = int(threadIdx.x) % group;
+  const i64 groups_per_block = kNormBlock / group;
+  const i64 first_row = i64(blockIdx.x) * groups_per_block + threadIdx.x / group;
+  const i64 row_step = i64(gridDim.x) * groups_per_block;
+  const i64 rounds = (p.rows + row_step - 1) / row_step;  // equal for all: barriers match
+  const C n = C(p.row_len), eps = C(p.eps);
+  for (i64 round = 0; round < rounds; ++round) {
+    const i64 row = first_row + round * row_step;
+    const bool active = row < p.rows;
+    const i64 base = (active ? row : 0) * p.row_len;
+    C mean = C(0), inv_std = C(1);
+    if (p.op == abi::kNorm_rms_norm) {
+      Sum<C> sq{C(0), C(0)};
+      if (active)
+        for (i64 k = lane; k < p.row_len; k += group) {
+          const C v = load_as<C>(b.in, p.in_dtype, base + k);
+          add(sq, v * v, C(0));
+        }
+      inv_std = inv_sqrt(group_sum(sq, scratch, lane, group) / n + eps);
+    } else if (p.op != abi::kNorm_batch_norm) {
+      Sum<C> s{C(0), C(0)};
+      if (active)
+        for (i64 k = lane; k < p.row_len; k += group)
+          add(s, load_as<C>(b.in, p.in_dtype, base + k), C(0));
+      mean = group_sum(s, scratch, lane, group) / n;
+      Sum<C> m2{C(0), C(0)};
+      if (active)
+        for (i64 k = lane; k < p.row_len; k += group) {
+          const C d = load_as<C>(b.in, p.in_dtype, base + k) - mean;
+          add(m2, d * d, C(0));
+        }
+      inv_std = inv_sqrt(group_sum(m2, scratch, lane, group) / n + eps);
+    }
+    if (!active) continue;
+    // The channel of element k: its position (layer/rms), or its channel within the
+    // row's group (group_norm) or sample (batch_norm).
+    const i64 channel_base =
+        p.op == abi::kNorm_group_norm ? (row % p.groups) * (p.channels / p.groups) : 0;
+    const bool by_channel = p.op == abi::kNorm_group_norm || p.op == abi::kNorm_batch_norm;
+    for (i64 k = lane; k < p.row_len; k += group) {
+      const i64 c = by_channel ? channel_base + k / p.inner : k;
+      const C v = load_as<C>(b.in, p.in_dtype, base + k);
+      C y;
+      if (p.op == abi::kNorm_batch_norm) {
+        const C rm = load_as<C>(b.running_mean, p.param_dtype, c);
+        const C rv = load_as<C>(b.running_var, p.param_dtype, c);
+        y = (v - rm) / C(sqrt(rv + eps));
+      } else {
+        y = (v - mean) * inv_std;
+      }
+      if (b.weight) y *= load_as<C>(b.weight, p.param_dtype, c);
+      if (b.bias) y += load_as<C>(b.bias, p.param_dtype, c);
+      store_as<C>(b.out, p.out_dtype, base + k, y);
+    }
+  }
+}
+
+[[noreturn]] void reject(const std::string& what) {
+  throw InvalidArgument("norm", "norm launch: " + what + ".");
+}
+
+void check_size(const BoundBuffer& b, i64 elements, int dtype, const char* label) {
+  if (b.address == nullptr || std::uint64_t(elements) * dtype_bytes(dtype) > b.bytes)
+    reject(std::string(label) + " holds " + std::to_string(b.bytes) + " bytes; " +
+           std::to_string(elements) + " elements are read or written");
+}
+
+bool floating(int t) {
+  return t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64;
+}
+
+}  // namespace
+
+ElementwiseLaunchResult launch_norm(const abi::NormParams& p, const BoundBuffer* buffers,
+                                    int num_buffers, const ElementwiseOptions& options,
+                                    void* stream) {
+  if (p.op < abi::kNorm_layer_norm || p.op > abi::kNorm_batch_norm)
+    reject("unknown op code " + std::to_string(p.op));
+  const bool batch = p.op == abi::kNorm_batch_norm;
+  if (num_buffers < (batch ? 6 : 2) || num_buffers > 6)
+    reject(std::to_string(num_buffers) + " buffers for op " + std::to_string(p.op));
+  for (int t : {p.in_dtype, p.out_dtype, p.accumulate_dtype, p.param_dtype})
+    if (!floating(t)) reject("dtype code " + std::to_string(t) + " is not a floating dtype");
+  if (p.rows < 0 || p.row_len < 0) reject("negative rows or row_len");
+  const bool by_channel = batch || p.op == abi::kNorm_group_norm;
+  if (by_channel && (p.inner <= 0 || p.groups <= 0 || p.channels <= 0 ||
+                     p.channels % p.groups != 0 || (batch && p.row_len != p.channels * p.inner) ||
+                     (!batch && p.row_len != (p.channels / p.groups) * p.inner)))
+    reject("channels " + std::to_string(p.channels) + ", groups " + std::to_string(p.groups) +
+           " and inner " + std::to_string(p.inner) + " disagree with row_len " +
+           std::to_string(p.row_len));
+  ElementwiseLaunchResult result;
+  result.call = "norm launch";
+  result.path = ElementwisePath::kGeneric;
+  if (p.rows == 0 || p.row_len == 0) return result;
+  const i64 numel = p.rows * p.row_len, params = by_channel ? p.channels : p.row_len;
+  check_size(buffers[0], numel, p.out_dtype, "the output");
+  check_size(buffers[1], numel, p.in_dtype, "the input");
+  auto optional = [&](int k, bool wanted, const char* label) -> const void* {
+    if (!wanted) return nullptr;
+    if (k >= num_buffers) reject(std::string(label) + " is not bound");
+    check_size(buffers[k], params, p.param_dtype, label);
+    return buffers[k].address;
+  };
+  NormPointers b{buffers[0].address,
+                 buffers[1].address,
+                 optional(2, p.has_weight != 0, "the weight"),
+                 optional(3, p.has_bias != 0, "the bias"),
+                 optional(4, batch, "the running mean"),
+                 optional(5, batch, "the running variance")};
+  abi::NormParams q = p;
+  int group = 1;
+  while (group * 2 <= p.row_tile && group * 2 <= kNormBlock) group *= 2;
+  q.row_tile = group;
+  const i64 groups = kNormBlock / group;
+  const i64 wanted = (p.rows + groups - 1) / groups;
+  const i64 cap = i64(options.multiprocessors > 0 ? options.multiprocessors : 1) * 32;
+  const unsigned blocks = unsigned(wanted < cap ? wanted : cap);
+  const Stream s = static_cast<Stream>(stream);
+  if (p.accumulate_dtype == kFloat64)
+    norm_kernel<double><<<blocks, kNormBlock, 0, s>>>(q, b);
+  else
+    norm_kernel<float><<<blocks, kNormBlock, 0, s>>>(q, b);
+  result.error = int(last_launch_error());
+  return result;
+}
+
+}  // namespace nbx::gpu
