@@ -1,5 +1,5 @@
-// `nbx conformance [--backend B] [--device D] [--ops a,b] [--dtypes …] [--seed N]
-//                  [--json FILE] [--overlay FILE]`
+// `nbx conformance [--backend B] [--device D] [--families f,g] [--ops a,b] [--dtypes …]
+//                  [--seed N] [--quick] [--shard I/N] [--json FILE] [--overlay FILE]`
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -18,7 +18,7 @@ constexpr int kExitSkipped = 77;
 
 struct ConformanceArgs {
   std::string backend, device, json_path, overlay;
-  std::vector<std::string> ops, dtypes;
+  std::vector<std::string> families, ops, dtypes;
   std::uint64_t seed = conformance::Options{}.seed;
   bool quick = false;
   std::string shard;  // "i/n"
@@ -43,6 +43,7 @@ int run(const ConformanceArgs& a) {
   if (!a.backend.empty()) o.backend = a.backend;
   if (!a.device.empty()) o.device = a.device;
   o.ops = a.ops;
+  o.families = a.families;
   for (const std::string& d : a.dtypes) o.dtypes.push_back(parse_dtype(d));
   o.seed = a.seed;
   o.quick = a.quick;
@@ -74,12 +75,17 @@ void register_conformance_command(CLI::App& app) {
     op_list += (op_list.empty() ? "" : ", ") + n;
   auto* cmd = app.add_subcommand(
       "conformance",
-      "Run every elementwise op x dtype (and cast between every dtype pair) on every device "
-      "found and compare with the host reference. Cells: . pass, F FAIL, r refused by name, "
+      "Run every op x dtype (elementwise, cast between every dtype pair, reductions, scans, "
+      "softmax, norms, matmul, creation) on every device found and compare with the host "
+      "reference. Cells: . pass, F FAIL, r refused by name, "
       "- n/a. Exit status 1 on any FAIL, 77 when the requested backend/device is absent.");
   cmd->add_option("--backend", args->backend,
                   "Only this backend's devices (host, cuda, hip, vulkan).");
   cmd->add_option("--device", args->device, "Only this device, e.g. vulkan:0.");
+  cmd->add_option("--families", args->families,
+                  "Only these families (comma-separated; default all): elementwise, reduce, scan, "
+                  "softmax, norm, linalg, creation.")
+      ->delimiter(',');
   cmd->add_option("--ops", args->ops, "Only these ops (comma-separated): " + op_list + ".")
       ->delimiter(',');
   cmd->add_option("--dtypes", args->dtypes,

@@ -1,6 +1,7 @@
-// The conformance suite (library `nbx_conformance`): every elementwise op x dtype, and cast
-// between every dtype pair, run on a device and on the host reference with the same
-// seeded inputs, compared within the tolerance table of conformance_compare.hpp.
+// The conformance suite (library `nbx_conformance`): every elementwise op x dtype, cast
+// between every dtype pair, and the reduction, scan, softmax, normalization, matmul and
+// creation ops x dtype, run on a device and on the host reference with the same seeded
+// inputs, compared within the tolerance table of conformance_compare.hpp.
 //
 // Written against the public API only (nbx::open, nbx::Tensor, nbx::ops). Used by
 // `nbx conformance` (cli/cmd_conformance.cpp) and by the meson tests in this folder.
@@ -37,7 +38,7 @@ struct WorstElement {
 };
 
 struct CellResult {
-  std::string op;  // a name of ops::elementwise_op_names(): "add", "gelu_tanh", "cast"
+  std::string op;  // a name of suite_op_names(): "add", "gelu_tanh", "cast", "sum", "matmul"
   DType dtype = DType::kFloat32;  // input dtype
   std::optional<DType> to;        // cast only: the target dtype
   CellStatus status = CellStatus::kPass;
@@ -79,8 +80,10 @@ struct Report {
 struct Options {
   std::optional<std::string> backend;  // only this backend's devices
   std::optional<std::string> device;   // only this device ("vulkan:0")
-  std::vector<std::string> ops;        // empty: every op
-  std::vector<DType> dtypes;           // empty: every dtype
+  std::vector<std::string> ops;        // empty: every op of `families`
+  // "elementwise", "reduce", "scan", "softmax", "norm", "linalg", "creation"; empty: all.
+  std::vector<std::string> families;
+  std::vector<DType> dtypes;  // empty: every dtype
   std::uint64_t seed = 20261130;
   // The CI subset: every cell runs contiguous, 0-d and 0-size inputs, but the views,
   // broadcasts, 0-d operands and host scalars only for float32 and int32. Each new
@@ -93,7 +96,8 @@ struct Options {
   std::ostream* progress = nullptr;  // one line per device while running, when set
 };
 
-// Every elementwise op name the suite covers (ops::elementwise_op_names()).
+// Every op name the suite covers: the elementwise ops (ops::elementwise_op_names(), cast
+// included), then the other families' (conformance_families.hpp).
 std::vector<std::string> suite_op_names();
 
 // Runs the suite. Throws nbx::InvalidArgument for an unknown op, backend or device name.

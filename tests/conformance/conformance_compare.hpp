@@ -25,6 +25,9 @@ struct Tolerance {
 
 // The tolerance for `op`'s results of dtype `out` (the table is in conformance_tolerance.cpp).
 Tolerance tolerance_for(std::string_view op, DType out);
+// The other families' results: exact ops exactly, else the dtype's tolerance scaled by
+// sqrt(k) for k accumulated terms per output element.
+Tolerance accumulated_tolerance(bool exact, DType out, std::int64_t k);
 
 // One element decoded from a buffer: floats as double, the rest as int64.
 struct Element {

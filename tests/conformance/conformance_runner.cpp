@@ -9,13 +9,15 @@
 #include "tests/conformance/conformance_cases.hpp"
 #include "tests/conformance/conformance_compare.hpp"
 #include "tests/conformance/conformance_expected.hpp"
+#include "tests/conformance/conformance_families.hpp"
 
 namespace nbx::conformance {
 namespace {
 
 struct Cell {
   const OpSpec* spec;
-  std::string op;  // the name asked for (a spec may be missing for a new op)
+  const FamilySpec* family;  // set for the ops of the other families
+  std::string op;            // the name asked for (a spec may be missing for a new op)
   DType dtype;
   std::optional<DType> to;
 };
@@ -155,13 +157,31 @@ CellResult run_cell(const Device& dut, const Cell& cell, std::uint64_t seed, boo
   return r;
 }
 
+// The op names of the families asked for (all when none is), in suite order.
+std::vector<std::string> ops_of_families(const std::vector<std::string>& families) {
+  const std::vector<std::string> known = family_names();
+  for (const std::string& f : families)
+    if (std::find(known.begin(), known.end(), f) == known.end())
+      throw InvalidArgument("conformance", "conformance: '" + f +
+                                               "' is not a family of the suite (elementwise, "
+                                               "reduce, scan, softmax, norm, linalg, creation).");
+  auto wanted = [&](std::string_view f) {
+    return families.empty() || std::find(families.begin(), families.end(), f) != families.end();
+  };
+  std::vector<std::string> names;
+  if (wanted("elementwise")) names = ops::elementwise_op_names();
+  for (const FamilySpec& s : family_specs())
+    if (wanted(s.family)) names.emplace_back(s.name);
+  return names;
+}
+
 std::vector<Cell> cells_for(const Options& o) {
-  std::vector<std::string> names = o.ops.empty() ? suite_op_names() : o.ops;
+  std::vector<std::string> names = o.ops.empty() ? ops_of_families(o.families) : o.ops;
   const std::vector<std::string> known = suite_op_names();
   for (const std::string& n : names)
     if (std::find(known.begin(), known.end(), n) == known.end())
       throw InvalidArgument("conformance", "conformance: '" + n +
-                                               "' is not an elementwise op of this build (see "
+                                               "' is not an op of the suite (see "
                                                "`nbx conformance --help` for the list).");
   std::vector<DType> dtypes(std::begin(kAllDTypes), std::end(kAllDTypes));
   if (!o.dtypes.empty()) dtypes = o.dtypes;
@@ -175,10 +195,11 @@ std::vector<Cell> cells_for(const Options& o) {
     const std::string& n = names[i];
     if (n == "cast") {
       for (DType to : kAllDTypes)
-        for (DType d : dtypes) cells.push_back({find_op_spec(n), n, d, to});
+        for (DType d : dtypes) cells.push_back({find_op_spec(n), nullptr, n, d, to});
       continue;
     }
-    for (DType d : dtypes) cells.push_back({find_op_spec(n), n, d, std::nullopt});
+    for (DType d : dtypes)
+      cells.push_back({find_op_spec(n), find_family_spec(n), n, d, std::nullopt});
   }
   return cells;
 }
@@ -194,7 +215,8 @@ DeviceReport run_device(const Device& dut, const std::vector<Cell>& cells, const
     rep.note = "overlay " + o.overlay + " was not applied by this build's capability resolver";
   if (o.progress) *o.progress << "conformance: " << rep.name << ", " << cells.size() << " cells\n";
   for (const Cell& cell : cells) {
-    CellResult r = run_cell(dut, cell, o.seed, o.quick);
+    CellResult r = cell.family ? run_family_cell(dut, *cell.family, cell.dtype, o.seed, o.quick)
+                               : run_cell(dut, cell, o.seed, o.quick);
     if (auto why = expected_failure(rep.backend, r.op, r.dtype, r.to)) {
       if (r.status == CellStatus::kFail) {
         r.status = CellStatus::kExpectedFail;
@@ -221,7 +243,7 @@ DeviceReport run_device(const Device& dut, const std::vector<Cell>& cells, const
 }  // namespace
 
 std::vector<std::string> suite_op_names() {
-  return ops::elementwise_op_names();
+  return ops_of_families({});
 }
 
 Report run_conformance(const Options& o) {

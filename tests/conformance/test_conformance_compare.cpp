@@ -120,3 +120,19 @@ TEST_CASE("the worst element is the one furthest beyond its allowance") {
   CHECK(c.worst_expected.f == 1.0);
   CHECK(std::fabs(c.worst_actual.f - 1.1) < 1e-6);
 }
+
+TEST_CASE("accumulated results: tolerance grows with sqrt(k), extrema stay exact") {
+  const Tolerance k1 = accumulated_tolerance(false, DType::kFloat32, 1);
+  const Tolerance k64 = accumulated_tolerance(false, DType::kFloat32, 64);
+  CHECK(k64.rtol == doctest::Approx(8 * k1.rtol));
+  CHECK(k64.atol == doctest::Approx(8 * k1.atol));
+  // A sum of 64 terms that cancels near zero: 5e-5 off passes with k = 64, not with k = 1.
+  const std::vector<float> want{1e-3f}, got{1e-3f + 5e-5f};
+  CHECK(compare(DType::kFloat32, k64, want, got).ok);
+  CHECK_FALSE(compare(DType::kFloat32, k1, want, got).ok);
+  CHECK(accumulated_tolerance(true, DType::kFloat32, 64).exact);
+  CHECK(accumulated_tolerance(false, DType::kInt64, 64).exact);
+  CHECK_FALSE(compare(DType::kFloat32, accumulated_tolerance(true, DType::kFloat32, 64),
+                      std::vector<float>{2.0f}, std::vector<float>{std::nextafter(2.0f, 3.0f)})
+                  .ok);
+}

@@ -1,0 +1,64 @@
+// The op families beyond elementwise (reductions, scans, softmax, normalizations, matrix
+// products, creation): each op is a list of cases, every case the same seeded values on
+// the host reference (contiguous copies) and on the device under test (in the case's
+// view). Public API only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "tests/conformance/conformance.hpp"
+#include "tests/conformance/conformance_values.hpp"
+
+namespace nbx::conformance {
+
+using Outputs = std::vector<Tensor>;  // values, and indices where the op gives them
+using FamilyCall = std::function<Outputs(std::span<const Tensor> inputs, const Device& device)>;
+
+struct FamilyCase {
+  std::string name;    // "last-dim", "dim0-of-transposed", "full", "0-size", …
+  std::int64_t k = 1;  // terms accumulated per output element: the tolerance grows with it
+  bool view = false;   // a strided/broadcast view: --quick keeps it for float32 and int32 only
+  std::vector<Tensor> reference, device;
+  FamilyCall call;
+};
+
+struct FamilySpec {
+  std::string_view name;    // "sum", "norm_p2", "layer_norm", …
+  std::string_view family;  // "reduce", "scan", "softmax", "norm", "linalg", "creation"
+  bool exact;               // float results exact by definition (selections, triangles)
+  std::vector<FamilyCase> (*cases)(DType dtype, Rng& rng, const Device& device);
+};
+
+// Every family op, in a fixed order; nullptr for an unknown name.
+std::span<const FamilySpec> family_specs();
+const FamilySpec* find_family_spec(std::string_view name);
+// "elementwise" plus the families above, in order.
+std::vector<std::string> family_names();
+
+// The per-family tables (conformance_cases_rows.cpp, …_rownorm.cpp, …_linalg.cpp).
+std::span<const FamilySpec> reduce_scan_specs();
+std::span<const FamilySpec> softmax_norm_specs();
+std::span<const FamilySpec> linalg_creation_specs();
+
+// Seeded values on the host, contiguous: floats of magnitude 2^-6 … 2 with random signs
+// (bounded, so sums cannot overflow in one order and not in another), integers in
+// -5 … 5 (0 … 5 unsigned), bools. `specials`: floating rows 1, 2 and 3 of a 2-d (or more)
+// tensor get a NaN, a +inf, and a -inf next to a +inf.
+Tensor draw_tensor(Rng& rng, DType dtype, const Shape& shape, bool specials = false);
+// Strictly positive floats 0.25 … 2 (variances), 1 … 3 for integers.
+Tensor draw_positive(Rng& rng, DType dtype, const Shape& shape);
+// Adds `host` to the case: `view` applied on both sides, the reference made contiguous.
+void add_operand(FamilyCase& c, const Tensor& host, const Device& device,
+                 const std::function<Tensor(const Tensor&)>& view = {});
+
+// One cell of a family op on `dut` (conformance_family_runner.cpp).
+CellResult run_family_cell(const Device& dut, const FamilySpec& spec, DType dtype,
+                           std::uint64_t seed, bool quick);
+
+}  // namespace nbx::conformance

@@ -1,0 +1,195 @@
+// Runs one cell of a family op: every case on the host reference and on the device with
+// the same values, then compares each output. A case both sides reject with
+// InvalidArgument (an extremum over a zero-size dim, say) agrees; when the first case is
+// rejected alike the op is not defined for the dtype: n/a.
+#include <cmath>
+#include <cstddef>
+
+#include "core/errors.hpp"
+#include "core/ops/linalg.hpp"
+#include "tests/conformance/conformance_compare.hpp"
+#include "tests/conformance/conformance_families.hpp"
+
+namespace nbx::conformance {
+namespace {
+
+std::vector<std::byte> bytes_of(const Tensor& t) {
+  std::vector<std::byte> b(static_cast<std::size_t>(t.numel()) * t.itemsize());
+  t.contiguous().copy_to_host(b.data());
+  return b;
+}
+
+std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(shape.size()));
+  for (int d = shape.size() - 1; d >= 0; --d) {
+    idx[static_cast<std::size_t>(d)] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  return idx;
+}
+
+}  // namespace
+
+CellResult run_family_cell(const Device& dut, const FamilySpec& spec, DType dtype,
+                           std::uint64_t seed, bool quick) {
+  CellResult r;
+  r.op = std::string(spec.name);
+  r.dtype = dtype;
+  r.seed = seed;
+  auto fail = [&](std::string_view layout, std::string why) {
+    r.status = CellStatus::kFail;
+    r.failed_case = layout;
+    r.reason = std::move(why);
+    return r;
+  };
+  Rng rng = Rng::for_case(seed, spec.name, dtype, -1, 0);
+  std::vector<FamilyCase> cases;
+  try {
+    cases = spec.cases(dtype, rng, dut);
+  } catch (const Unsupported& e) {
+    r.status = CellStatus::kRefused;
+    r.reason = e.what();
+    return r;
+  } catch (const Error& e) {
+    return fail("", std::string("could not place the inputs on the device: ") + e.what());
+  }
+  const Device host = host_device();
+  bool refused = false, accepted = false;
+  for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+    const FamilyCase& c = cases[ci];
+    if (quick && c.view && dtype != DType::kFloat32 && dtype != DType::kInt32) continue;
+    Outputs ref;
+    std::string host_rejects;
+    try {
+      ref = c.call(c.reference, host);
+      host.synchronize();
+    } catch (const InvalidArgument& e) {
+      host_rejects = e.what();
+    } catch (const Error& e) {
+      return fail(c.name, std::string("the host reference itself failed: ") + e.what());
+    }
+    Outputs out;
+    try {
+      out = c.call(c.device, dut);
+      dut.synchronize();
+    } catch (const Unsupported& e) {
+      refused = true;
+      if (r.reason.empty()) r.failed_case = c.name, r.reason = e.what();
+      continue;
+    } catch (const InvalidArgument& e) {
+      if (host_rejects.empty())
+        return fail(c.name, std::string("the device rejected what the host ran: ") + e.what());
+      if (!accepted && ci == 0) {
+        r.status = CellStatus::kNotApplicable;
+        r.reason = host_rejects;
+        return r;
+      }
+      ++r.cases_run;  // rejected alike
+      continue;
+    } catch (const Error& e) {
+      return fail(c.name, std::string("the device threw where the host did not: ") + e.what());
+    }
+    if (!host_rejects.empty())
+      return fail(c.name, "the host rejects this case (" + host_rejects +
+                              ") but the device gave a result.");
+    accepted = true;
+    ++r.cases_run;
+    if (out.size() != ref.size())
+      return fail(c.name, "the device gave " + std::to_string(out.size()) + " outputs, the host " +
+                              std::to_string(ref.size()) + ".");
+    for (std::size_t o = 0; o < ref.size(); ++o) {
+      // A float16 product on a device without native bf16 is float32 by design (overflow
+      // protection, see plan_matmul); its values must still round to the host's.
+      if (spec.family == "linalg" && ref[o].dtype() == DType::kFloat16 &&
+          out[o].dtype() == DType::kFloat32 &&
+          ops::plan_matmul(DType::kFloat16, dut.capabilities()).out_dtype == DType::kFloat32)
+        out[o] = out[o].to(host).to(DType::kFloat16);
+      if (out[o].dtype() != ref[o].dtype() || !(out[o].shape() == ref[o].shape()))
+        return fail(c.name, "output " + std::to_string(o) + ": " + out[o].str() +
+                                " differs in dtype or shape from the host's " + ref[o].str() + ".");
+      const std::vector<std::byte> want = bytes_of(ref[o]), got = bytes_of(out[o]);
+      const Tolerance tol = accumulated_tolerance(spec.exact, ref[o].dtype(), c.k);
+      const Comparison cmp =
+          compare_buffers(ref[o].dtype(), tol, want.data(), got.data(), ref[o].numel());
+      if (cmp.ok) continue;
+      r.max_abs_error = cmp.max_abs_error;
+      r.max_rel_error = cmp.max_rel_error;
+      r.worst = WorstElement{unravel(cmp.worst_index, ref[o].shape()),
+                             format_element(cmp.worst_expected),
+                             format_element(cmp.worst_actual),
+                             {}};
+      return fail(c.name, "output " + std::to_string(o) + ": " + std::to_string(cmp.mismatches) +
+                              " of " + std::to_string(ref[o].numel()) +
+                              " elements outside the tolerance (k = " + std::to_string(c.k) + ").");
+    }
+  }
+  if (refused) r.status = CellStatus::kRefused;
+  return r;
+}
+
+Tensor draw_tensor(Rng& rng, DType dtype, const Shape& shape, bool specials) {
+  const std::int64_t n = numel(shape);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) {
+    if (dtype == DType::kBool)
+      x = double(rng.below(2));
+    else if (is_floating(dtype))
+      x = (rng.below(2) ? -1.0 : 1.0) * std::ldexp(1.0 + rng.uniform(), int(rng.range(-7, 0)));
+    else
+      x = double(dtype == DType::kUInt8 ? rng.range(0, 5) : rng.range(-5, 5));
+  }
+  if (specials && is_floating(dtype) && shape.size() >= 2 && shape[0] >= 4) {
+    const std::int64_t row = n / shape[0];
+    if (row >= 2) {
+      v[std::size_t(row + rng.below(row))] = NAN;
+      v[std::size_t(2 * row + rng.below(row))] = INFINITY;
+      v[std::size_t(3 * row)] = -INFINITY;
+      v[std::size_t(3 * row + 1 + rng.below(row - 1))] = INFINITY;
+    }
+  }
+  return Tensor::from_host(v, shape, host_device()).to(dtype);
+}
+
+Tensor draw_positive(Rng& rng, DType dtype, const Shape& shape) {
+  const std::int64_t n = numel(shape);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v)
+    x = is_floating(dtype) ? 0.25 + 1.75 * rng.uniform() : double(rng.range(1, 3));
+  return Tensor::from_host(v, shape, host_device()).to(dtype);
+}
+
+void add_operand(FamilyCase& c, const Tensor& host, const Device& device,
+                 const std::function<Tensor(const Tensor&)>& view) {
+  auto apply = [&](const Tensor& t) { return view ? view(t) : t; };
+  c.reference.push_back(apply(host).contiguous());
+  c.device.push_back(apply(device.is_host() ? host : host.to(device)));
+}
+
+}  // namespace nbx::conformance
+
+namespace nbx::conformance {
+
+std::span<const FamilySpec> family_specs() {
+  static const std::vector<FamilySpec> all = [] {
+    std::vector<FamilySpec> v;
+    for (auto part : {reduce_scan_specs(), softmax_norm_specs(), linalg_creation_specs()})
+      v.insert(v.end(), part.begin(), part.end());
+    return v;
+  }();
+  return all;
+}
+
+const FamilySpec* find_family_spec(std::string_view name) {
+  for (const FamilySpec& s : family_specs())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::vector<std::string> family_names() {
+  std::vector<std::string> out{"elementwise"};
+  for (const FamilySpec& s : family_specs())
+    if (out.back() != s.family) out.emplace_back(s.family);
+  return out;
+}
+
+}  // namespace nbx::conformance
