@@ -92,6 +92,13 @@ Tensor zero_offset_contiguous(const Tensor& t) {
   return (t.is_contiguous() && t.offset() == 0) ? t : t.clone();
 }
 
+// The product of the dims after [N, C]: computed, not divided out (N or C may be 0).
+std::int64_t spatial_size(const Tensor& x) {
+  std::int64_t inner = 1;
+  for (int d = 2; d < x.dim(); ++d) inner *= x.shape()[d];
+  return inner;
+}
+
 Tensor checked_input(const char* op, const Tensor& x, int min_dims) {
   if (!x.defined()) throw InvalidArgument(op, std::string(op) + ": the input is undefined.");
   if (!is_floating(x.dtype()))
@@ -159,7 +166,7 @@ Tensor group_norm(const Tensor& x_in, std::int64_t num_groups, const std::option
     throw InvalidArgument("group_norm", "group_norm: " + std::to_string(ch) +
                                             " channels cannot be split into " +
                                             std::to_string(num_groups) + " groups.");
-  const std::int64_t inner = ch ? x.numel() / (n * ch) : 0;
+  const std::int64_t inner = spatial_size(x);
   NormCall c{"group_norm",
              abi::kNorm_group_norm,
              x,
@@ -179,7 +186,7 @@ Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& 
                   double eps) {
   const Tensor x = checked_input("batch_norm", x_in, 2);
   const std::int64_t n = x.shape()[0], ch = x.shape()[1];
-  const std::int64_t inner = (n && ch) ? x.numel() / (n * ch) : 0;
+  const std::int64_t inner = spatial_size(x);
   NormCall c{"batch_norm", abi::kNorm_batch_norm, x, n, ch * inner, ch, inner, 1, eps};
   c.running_mean = param("batch_norm", "running_mean", running_mean, {ch}, x);
   c.running_var = param("batch_norm", "running_var", running_var, {ch}, x);

@@ -136,7 +136,9 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
   p.row_len = 1;
   for (int d = 0; d < p.red_ndim; ++d) p.row_len *= p.red_sizes[d];
   const Family family = info_for(r.name).family;
-  const bool extreme = family == Family::kSameDtype || family == Family::kIndex;
+  // ±inf norms are extrema too: PyTorch refuses them over an empty dim, as amax.
+  const bool extreme = family == Family::kSameDtype || family == Family::kIndex ||
+                       (r.op == abi::kReduce_norm && std::isinf(r.attr));
   if (extreme && p.row_len == 0 && p.rows > 0)
     throw InvalidArgument(r.name, std::string(r.name) +
                                       ": cannot reduce over a zero-size dimension (shape " +

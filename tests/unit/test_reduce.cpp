@@ -100,3 +100,10 @@ TEST_CASE("half types accumulate in float32 and keep their dtype") {
   CHECK(ops::sum(h).dtype() == float16);
   CHECK(ops::sum(h).item().to_double() == 4096.0);
 }
+
+TEST_CASE("infinity norms over an empty dim refuse, as amax does") {
+  const Tensor e = Tensor::empty({0}, float32);
+  CHECK_THROWS_AS(ops::norm(e, INFINITY), InvalidArgument);
+  CHECK_THROWS_AS(ops::norm(e, -INFINITY), InvalidArgument);
+  CHECK(ops::norm(e, 2).item().to_double() == 0.0);
+}

@@ -103,3 +103,9 @@ TEST_CASE("group_norm and batch_norm (inference)") {
               {0, 2 * s2, 8 * s2, 12 * s2, 6 * s1, 6 * s1, 8 * s1 + 1, 8 * s1 + 1}, 1e-5);
   CHECK_THROWS_AS(ops::batch_norm(x, f32({1}, {1}), rv), InvalidArgument);
 }
+
+TEST_CASE("empty batches normalize to empty results") {
+  CHECK(ops::group_norm(Tensor::empty({0, 4, 3}, float32), 2).shape() == Shape{0, 4, 3});
+  const Tensor stats = Tensor::full({4}, 1.0, float32);
+  CHECK(ops::batch_norm(Tensor::empty({0, 4}, float32), stats, stats).numel() == 0);
+}
