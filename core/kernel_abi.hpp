@@ -75,7 +75,7 @@ enum ReduceOp : std::int32_t {
 // For argmax/argmin, out itself is int64. `accumulate_dtype` is what the GPU sums in
 // (float32 for half types, int64 for integer sums, the input dtype otherwise);
 // `row_tile` is the number of threads/lanes cooperating on one row, already clamped to the
-// device's reduce.tile_max.
+// device's reduce.tile_max and max_threads_per_block.
 struct ReduceParams {
   std::int32_t op;  // ReduceOp
   std::int32_t accumulate_dtype;

@@ -24,7 +24,7 @@ struct SoftmaxParams {
   std::int32_t outer_ndim;
   std::int32_t has_mask;
   std::int32_t variant;   // SoftmaxVariant
-  std::int32_t row_tile;  // lanes per row, ≤ reduce.tile_max
+  std::int32_t row_tile;  // lanes per row, ≤ reduce.tile_max and max_threads_per_block
   std::int64_t rows;
   std::int64_t row_len;
   std::int64_t outer_sizes[kMaxDims];

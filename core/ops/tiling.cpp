@@ -11,19 +11,33 @@
 
 namespace nbx::ops::detail {
 
+namespace {
+
+// The most lanes one row may take: a block's threads, and never more than reduce.tile_max
+// (a tile in elements, so also a ceiling on lanes that handle at least one element each).
+int row_tile_limit(const Capabilities& caps) {
+  const int tile_max = caps.reduce.tile_max.value > 0 ? caps.reduce.tile_max.value : 1024;
+  const int block = caps.max_threads_per_block.value;
+  return block > 0 ? std::min(tile_max, block) : tile_max;
+}
+
+}  // namespace
+
 int row_tile(const Capabilities& caps, std::int64_t row_len) {
   const int subgroup = std::max(1, caps.subgroup_size.value);
-  const int tile_max = caps.reduce.tile_max.value > 0 ? caps.reduce.tile_max.value : 1024;
+  const int limit = row_tile_limit(caps);
   int p = 1;
-  while (p < row_len && p < tile_max) p <<= 1;
-  return std::clamp(p, std::min(subgroup, tile_max), tile_max);
+  while (p < row_len && p < limit) p <<= 1;
+  return std::clamp(p, std::min(subgroup, limit), limit);
 }
 
 PlanChoice row_tile_choice(const Capabilities& caps, std::int64_t row_len, int tile) {
   return {"row_tile", std::to_string(tile), "reduce.tile_max", caps.reduce.tile_max.source,
           "lanes per row: the next power of two above the row length (" + std::to_string(row_len) +
               "), at least one subgroup (" + std::to_string(caps.subgroup_size.value) +
-              "), at most reduce.tile_max (" + std::to_string(caps.reduce.tile_max.value) + ")."};
+              "), at most reduce.tile_max (" + std::to_string(caps.reduce.tile_max.value) +
+              ") and max_threads_per_block (" + std::to_string(caps.max_threads_per_block.value) +
+              ")."};
 }
 
 RowPlan plan_float_rows(std::string_view op, DType in, std::int64_t row_len,
