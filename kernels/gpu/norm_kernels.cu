@@ -31,7 +31,8 @@ template <typename C>
 NBX_GPU_INLINE void add(Sum<C>& a, C x, C x_comp) {
   const C s = a.v + x;
   const C bb = s - a.v;
-  a.comp += x_comp + ((a.v - (s - bb)) + (x - bb));
+  // No compensation once the sum is ±inf or NaN (inf - inf would poison it with NaN).
+  if (isfinite(s)) a.comp += x_comp + ((a.v - (s - bb)) + (x - bb));
   a.v = s;
 }
 
@@ -49,7 +50,7 @@ NBX_GPU_INLINE C group_sum(Sum<C> v, Sum<C>* scratch, int lane, int group) {
   }
   const Sum<C> r = scratch[threadIdx.x - lane];
   __syncthreads();
-  return r.v + r.comp;
+  return isfinite(r.v) ? r.v + r.comp : r.v;
 }
 
 NBX_GPU_INLINE float inv_sqrt(float x) {

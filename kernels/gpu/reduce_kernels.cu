@@ -37,7 +37,9 @@ NBX_GPU_INLINE void add_compensated(State<C>& a, C x, C x_comp) {
     const C s = a.v + x;
     const C bb = s - a.v;
     const C err = (a.v - (s - bb)) + (x - bb);
-    a.comp += x_comp + err;
+    // Once the sum is ±inf or NaN its rounding error is meaningless (inf - inf = NaN): the
+    // compensation stops, so a row holding +inf sums to +inf, as the host reference does.
+    if (isfinite(s)) a.comp += x_comp + err;
     a.v = s;
   } else {
     a.v = i64((unsigned long long)a.v + (unsigned long long)x);
@@ -45,6 +47,9 @@ NBX_GPU_INLINE void add_compensated(State<C>& a, C x, C x_comp) {
 }
 template <typename C>
 NBX_GPU_INLINE C total(const State<C>& s) {
+  if constexpr (IsFloatCompute<C>::value) {
+    if (!isfinite(s.v)) return s.v;
+  }
   return s.v + s.comp;
 }
 
@@ -222,7 +227,8 @@ __global__ void __launch_bounds__(kReduceBlock)
       if constexpr (IsFloatCompute<C>::value) {
         const bool lse = p.op == abi::kReduce_logsumexp;
         const C m = lse ? s.v : total(s) / C(p.row_len);
-        const C shift = isinf(m) ? C(0) : m;
+        // Only logsumexp drops an infinite shift; var/std keep it (inf - inf = NaN, as the host).
+        const C shift = (lse && isinf(m)) ? C(0) : m;
         State<C> t = identity<C>(abi::kReduce_sum, 0);
         if (active)
           for (i64 k = lane; k < p.row_len; k += group) {
