@@ -1,5 +1,5 @@
-// Device-file parsing: YAML → checked DeviceFile records. The schema itself (keys, kinds,
-// overlay rules) is the table below; device_files/schema.md documents the same keys.
+// Device-file parsing: YAML → checked DeviceFile records, and loading directories of them.
+// The schema itself (keys, kinds, overlay rules) is data in device_file_schema.cpp.
 #include "core/device_file_loader.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -20,68 +20,10 @@ namespace nbx {
 namespace {
 
 using K = CapabilityKind;
-using R = OverlayRule;
-
-// Keep in the order of device_files/schema.md.
-constexpr CapabilityKeySpec kSpecs[] = {
-    {"fp64", K::kBool, true, R::kTurnOff, ""},
-    {"fp16", K::kBool, true, R::kTurnOff, ""},
-    {"bf16", K::kBf16, true, R::kLower, ""},
-    {"int64", K::kBool, true, R::kTurnOff, ""},
-    {"int8", K::kBool, true, R::kTurnOff, ""},
-    {"subgroup.size", K::kInt, true, R::kOneOfSizes, "lanes"},
-    {"subgroup.sizes", K::kIntList, true, R::kSubset, "lanes"},
-    {"max_threads_per_block", K::kInt, true, R::kLower, "threads"},
-    {"shared_memory.per_block", K::kInt, true, R::kLower, "bytes"},
-    {"shared_memory.per_block_optin", K::kInt, true, R::kLower, "bytes"},
-    {"register_file_bytes", K::kInt, true, R::kLower, "bytes"},
-    {"matrix.unit", K::kMatrixUnit, true, R::kLower, ""},
-    {"matrix.dtypes", K::kDTypeList, true, R::kSubset, ""},
-    {"attention.min_tile", K::kInt, true, R::kRaise, "rows"},
-    {"attention.block_ceiling", K::kInt, true, R::kLower, "rows"},
-    {"reduce.tile_max", K::kInt, true, R::kLower, "elements"},
-    {"pipelining.max_num_stages", K::kInt, true, R::kLower, "stages"},
-    {"memory.pool_cap_fraction", K::kFloat, true, R::kLower, "fraction"},
-    {"memory.attention_min_chunk_rows", K::kInt, true, R::kRaise, "rows"},
-    {"peak.bandwidth_gbps", K::kFloat, false, R::kLower, "GB/s"},
-    {"peak.tflops.*", K::kFloat, false, R::kLower, "TFLOP/s"},
-};
 
 constexpr std::string_view kBf16Values[] = {"none", "emulated", "native"};
 constexpr std::string_view kMatrixUnits[] = {"none", "mma",     "wgmma",   "mfma",
                                              "wmma", "coopmat", "coopmat2"};
-
-struct DriverName {
-  std::uint32_t id;
-  std::string_view name;
-};
-// VkDriverId (Vulkan specification, "Identification of Drivers").
-constexpr DriverName kDrivers[] = {
-    {1, "AMD_PROPRIETARY"},
-    {2, "AMD_OPEN_SOURCE"},
-    {3, "MESA_RADV"},
-    {4, "NVIDIA_PROPRIETARY"},
-    {5, "INTEL_PROPRIETARY_WINDOWS"},
-    {6, "INTEL_OPEN_SOURCE_MESA"},
-    {7, "IMAGINATION_PROPRIETARY"},
-    {8, "QUALCOMM_PROPRIETARY"},
-    {9, "ARM_PROPRIETARY"},
-    {10, "GOOGLE_SWIFTSHADER"},
-    {11, "GGP_PROPRIETARY"},
-    {12, "BROADCOM_PROPRIETARY"},
-    {13, "MESA_LLVMPIPE"},
-    {14, "MOLTENVK"},
-    {15, "COREAVI_PROPRIETARY"},
-    {16, "JUICE_PROPRIETARY"},
-    {17, "VERISILICON_PROPRIETARY"},
-    {18, "MESA_TURNIP"},
-    {19, "MESA_V3DV"},
-    {20, "MESA_PANVK"},
-    {21, "SAMSUNG_PROPRIETARY"},
-    {22, "MESA_VENUS"},
-    {23, "MESA_DOZEN"},
-    {24, "MESA_NVK"},
-};
 
 // Reads one file; every failure names the file, line and key.
 class Reader {
@@ -232,9 +174,9 @@ class Reader {
              out[key] = DeviceFileEntry{value(*spec, v, full, kl), kl};
              return;
            }
-           bool is_section = std::any_of(std::begin(kSpecs), std::end(kSpecs), [&](const auto& s) {
-             return s.key.substr(0, key.size() + 1) == key + ".";
-           });
+           bool is_section = std::any_of(
+               capability_key_specs().begin(), capability_key_specs().end(),
+               [&](const auto& s) { return s.key.substr(0, key.size() + 1) == key + "."; });
            if (!is_section)
              fail(kl, full,
                   "is not a capability key this schema knows (device_files/schema.md lists them).");
@@ -381,7 +323,7 @@ class Reader {
 };
 
 void check_required(const Reader& r, const DeviceFileEntries& e, int line) {
-  for (const auto& spec : kSpecs)
+  for (const auto& spec : capability_key_specs())
     if (spec.required && !e.count(std::string(spec.key)))
       r.fail(line, "capabilities." + std::string(spec.key), "is required but missing.");
 }
@@ -397,24 +339,6 @@ std::string read_text(const std::string& path) {
 }
 
 }  // namespace
-
-std::span<const CapabilityKeySpec> capability_key_specs() {
-  return kSpecs;
-}
-
-const CapabilityKeySpec* find_capability_key(std::string_view key) {
-  for (const auto& s : kSpecs)
-    if (s.key == key) return &s;
-  constexpr std::string_view kTflops = "peak.tflops.";
-  if (key.substr(0, kTflops.size()) == kTflops) {
-    try {
-      std::string_view d = key.substr(kTflops.size());
-      if (dtype_name(parse_dtype(d)) == d) return &kSpecs[std::size(kSpecs) - 1];
-    } catch (const InvalidArgument&) {
-    }
-  }
-  return nullptr;
-}
 
 const DeviceFile* DeviceFileSet::find(std::string_view vendor_arch) const {
   for (const auto& f : files)
@@ -628,39 +552,4 @@ const DeviceFileSet& device_files() {
   return set;
 }
 
-namespace detail {
-
-bool glob_match(std::string_view pattern, std::string_view text) {
-  auto lower = [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  };
-  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || lower(pattern[p]) == lower(text[t]))) {
-      ++p, ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++, mark = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1, t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
-std::uint32_t vulkan_driver_id_from_name(std::string_view name) {
-  for (const auto& d : kDrivers)
-    if (d.name == name) return d.id;
-  return 0;
-}
-
-std::string_view vulkan_driver_id_name(std::uint32_t id) {
-  for (const auto& d : kDrivers)
-    if (d.id == id) return d.name;
-  return "";
-}
-
-}  // namespace detail
 }  // namespace nbx
