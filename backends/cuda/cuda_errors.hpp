@@ -14,7 +14,7 @@ std::string describe(cudaError_t e);
 
 // Throws the nbx error that fits `e` (never returns):
 //   cudaErrorMemoryAllocation          → OutOfMemory (with `requested` bytes and the free bytes)
-//   no driver / no device / stub libcuda → Unavailable
+//   no driver / no device / the toolkit's driver-less libcuda → Unavailable
 //   sticky errors (illegal address, launch failure, ECC, …) → DeviceLost
 //   anything else                      → Internal (a broken invariant of ours)
 // `call` names the runtime call ("cudaMalloc(1073741824 bytes)"), `device` the device

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
 #include "kernels/gpu/norm_launch.hpp"
@@ -26,14 +27,9 @@ struct Sum {
   C comp;
 };
 
-// Knuth's TwoSum, as in the reduce family.
 template <typename C>
 NBX_GPU_INLINE void add(Sum<C>& a, C x, C x_comp) {
-  const C s = a.v + x;
-  const C bb = s - a.v;
-  // No compensation once the sum is ±inf or NaN (inf - inf would poison it with NaN).
-  if (isfinite(s)) a.comp += x_comp + ((a.v - (s - bb)) + (x - bb));
-  a.v = s;
+  two_sum_add(a.v, a.comp, x, x_comp);
 }
 
 template <typename C>
@@ -50,7 +46,7 @@ NBX_GPU_INLINE C group_sum(Sum<C> v, Sum<C>* scratch, int lane, int group) {
   }
   const Sum<C> r = scratch[threadIdx.x - lane];
   __syncthreads();
-  return isfinite(r.v) ? r.v + r.comp : r.v;
+  return compensated_total(r.v, r.comp);
 }
 
 NBX_GPU_INLINE float inv_sqrt(float x) {

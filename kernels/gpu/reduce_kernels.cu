@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
 #include "kernels/gpu/reduce_launch.hpp"
@@ -28,28 +29,18 @@ struct State {
   i64 idx;
 };
 
-// Compensated addition (Knuth's TwoSum): the rounding error of each addition is carried in
-// `comp`, so a float32 sum of n terms keeps float32 accuracy instead of losing ~log2(n) or
-// ~sqrt(n) bits. Reductions are memory-bound; the extra additions are free.
+// Float sums are compensated (compensated_sum.cuh); integer sums wrap like int64.
 template <typename C>
 NBX_GPU_INLINE void add_compensated(State<C>& a, C x, C x_comp) {
   if constexpr (IsFloatCompute<C>::value) {
-    const C s = a.v + x;
-    const C bb = s - a.v;
-    const C err = (a.v - (s - bb)) + (x - bb);
-    // Once the sum is ±inf or NaN its rounding error is meaningless (inf - inf = NaN): the
-    // compensation stops, so a row holding +inf sums to +inf, as the host reference does.
-    if (isfinite(s)) a.comp += x_comp + err;
-    a.v = s;
+    two_sum_add(a.v, a.comp, x, x_comp);
   } else {
     a.v = i64((unsigned long long)a.v + (unsigned long long)x);
   }
 }
 template <typename C>
 NBX_GPU_INLINE C total(const State<C>& s) {
-  if constexpr (IsFloatCompute<C>::value) {
-    if (!isfinite(s.v)) return s.v;
-  }
+  if constexpr (IsFloatCompute<C>::value) return compensated_total(s.v, s.comp);
   return s.v + s.comp;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
 #include "kernels/gpu/softmax_launch.hpp"
@@ -47,13 +48,10 @@ struct Online {
   int kept;
 };
 
-// Knuth's TwoSum: float32 sums of 128k terms keep float32 accuracy.
+// Compensated: float32 sums of 128k terms keep float32 accuracy.
 template <typename C>
 NBX_GPU_INLINE void add_term(Online<C>& a, C x, C x_comp) {
-  const C s = a.s + x;
-  const C bb = s - a.s;
-  a.comp += x_comp + ((a.s - (s - bb)) + (x - bb));
-  a.s = s;
+  two_sum_add(a.s, a.comp, x, x_comp);
 }
 
 template <typename C>
@@ -139,7 +137,7 @@ __global__ void __launch_bounds__(kSoftmaxBlock)
       }
     st = group_merge(st, scratch, lane, group);
     if (!active) continue;
-    const C m = st.m, sum = st.s + st.comp;
+    const C m = st.m, sum = compensated_total(st.s, st.comp);
     const bool nan_row = st.kept && !(m > C(-INFINITY) && m < C(INFINITY));
     const C log_sum = log_of(sum);
     for (i64 k = lane; k < p.row_len; k += group) {
