@@ -197,7 +197,7 @@ void VulkanDevice::check_validation() {
 
 bool VulkanDevice::has_kernel_impl(std::string_view kernel) const {
   return kernel == "elementwise" || kernel == "vk_copy_probe" ||
-         (kernel == "vk_timestamp" && queries_ != VK_NULL_HANDLE);
+         (kernel == "vk_timestamp" && queries_ != VK_NULL_HANDLE) || find_vk_kernel(kernel);
 }
 
 void VulkanDevice::launch_impl(const KernelLaunch& launch) {
@@ -205,8 +205,12 @@ void VulkanDevice::launch_impl(const KernelLaunch& launch) {
     launch_elementwise(launch);
   else if (launch.kernel == "vk_copy_probe")
     launch_copy_probe(launch);
-  else
+  else if (launch.kernel == "vk_timestamp")
     launch_timestamp(launch);
+  else if (VkKernelFn fn = find_vk_kernel(launch.kernel))
+    fn(*this, launch);
+  else
+    throw Internal("vulkan: launch of unknown kernel '" + std::string(launch.kernel) + "'");
 }
 
 // Kernel "vk_copy_probe": buffers [0] destination, [1] source, no parameters. Copies the
@@ -228,32 +232,15 @@ void VulkanDevice::launch_copy_probe(const KernelLaunch& launch) {
   const std::uint32_t head[4] = {std::uint32_t(words), std::uint32_t(groups * workgroup_size_), 0,
                                  0};
   const std::uint32_t spec[] = {workgroup_size_};
-  VkPipeline pipeline = pipelines_->get("copy_probe", spec);
-  VkCommandBuffer cb = submit_->begin_command(sizeof head, 0);
-  HostSlice ps = submit_->params(sizeof head);
-  std::memcpy(ps.ptr, head, sizeof head);
-  VkDescriptorSet set = submit_->allocate_set();
-  const Allocation& d = *allocation_of(launch.buffers[0].memory);
-  const Allocation& s = *allocation_of(launch.buffers[1].memory);
-  const VkDescriptorBufferInfo infos[3] = {{ps.buffer, ps.offset, sizeof head},
-                                           {d.buffer(), d.offset, words * 16},
-                                           {s.buffer(), s.offset, words * 16}};
-  VkWriteDescriptorSet writes[3];
-  for (std::uint32_t b = 0; b < 3; ++b) {
-    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[b].dstSet = set;
-    writes[b].dstBinding = b;
-    writes[b].descriptorCount = 1;
-    writes[b].descriptorType =
-        b == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[b].pBufferInfo = &infos[b];
-  }
-  fn_.vkUpdateDescriptorSets(ctx_.device, 3, writes, 0, nullptr);
-  submit_->access({{s.block, s.offset, words * 16}}, {{d.block, d.offset, words * 16}});
-  fn_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  fn_.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set,
-                              0, nullptr);
-  fn_.vkCmdDispatch(cb, std::uint32_t(groups), 1, 1);
+  const DispatchBuffer bufs[] = {{launch.buffers[0].memory, true}, {launch.buffers[1].memory}};
+  Dispatch d;
+  d.module = "copy_probe";
+  d.spec = spec;
+  d.params = head;
+  d.param_bytes = sizeof head;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(groups);
+  record(d);
 }
 
 // Kernel "vk_timestamp": buffers [0] a uint64 array, params one int64 slot index. Writes the

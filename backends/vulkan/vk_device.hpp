@@ -1,8 +1,9 @@
 // nbx::vulkan::VulkanDevice: one opened Vulkan physical device behind the BackendDevice
 // seam. Owns the VkDevice and, through MemoryPool / Pipelines / Submitter, everything made
 // from it. Kernels: "elementwise" (vk_elementwise.cpp), "vk_copy_probe" (a plain 16-byte
-// copy shader, the benchmarks' ceiling) and "vk_timestamp" (a GPU timestamp
-// written into a uint64 buffer slot, for benchmarks; vk_device.cpp).
+// copy shader, the benchmarks' ceiling), "vk_timestamp" (a GPU timestamp written into a
+// uint64 buffer slot, for benchmarks; vk_device.cpp), and every family registered with
+// NBX_VK_KERNEL (vk_dispatch.hpp; one vk_<family>.cpp each).
 #pragma once
 
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "backends/vulkan/vk_api.hpp"
 #include "backends/vulkan/vk_context.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
 #include "backends/vulkan/vk_memory.hpp"
 #include "backends/vulkan/vk_pipelines.hpp"
 #include "backends/vulkan/vk_properties.hpp"
@@ -35,6 +37,13 @@ class VulkanDevice final : public BackendDevice {
   VulkanDevice(std::shared_ptr<InstanceApi> api, VkPhysicalDevice physical, int index,
                PhysicalDeviceInfo info, std::shared_ptr<ValidationLog> log);
   ~VulkanDevice() override;
+
+  // For the kernel families (vk_dispatch.hpp): the device's features and limits, the
+  // default workgroup size (a multiple of the subgroup size, within the limits), and one
+  // recorded dispatch (vk_dispatch.cpp).
+  const DeviceContext& context() const { return ctx_; }
+  std::uint32_t workgroup_size() const { return workgroup_size_; }
+  void record(const Dispatch& dispatch);
 
  private:
   DeviceMemory allocate_impl(std::size_t bytes) override;

@@ -235,49 +235,19 @@ void VulkanDevice::launch_elementwise(const KernelLaunch& launch) {
   static constexpr const char* kClassNames[] = {"f", "i", "d", "l"};
   const std::string module = std::string("elementwise_") + kClassNames[int(cls)] +
                              (f64 ? "_f64" : "") + (i64 ? "_i64" : "");
-  VkPipeline pipeline = pipelines_->get(module, spec);
-
-  VkCommandBuffer cb = submit_->begin_command(sizeof g, 0);
-  HostSlice ps = submit_->params(sizeof g);
-  std::memcpy(ps.ptr, &g, sizeof g);
-  VkDescriptorSet set = submit_->allocate_set();
-  VkDescriptorBufferInfo infos[Pipelines::kBindings];
-  infos[0] = {ps.buffer, ps.offset, sizeof g};
-  BufferRange reads[3];
-  std::size_t nreads = 0;
-  BufferRange write{};
+  DispatchBuffer bufs[4];
   for (int k = 0; k < 4; ++k) {
     const bool tensor = k == 0 || (k <= p.num_inputs && !p.in[k - 1].is_scalar);
-    if (!tensor) {
-      infos[1 + k] = {dummy_->buffer, 0, VK_WHOLE_SIZE};
-      continue;
-    }
-    const Allocation& a = *allocation_of(launch.buffers[std::size_t(k)].memory);
-    infos[1 + k] = {a.buffer(), a.offset,
-                    std::min<std::uint64_t>(a.size, f.max_storage_buffer_range)};
-    const BufferRange r{a.block, a.offset, a.size};
-    if (k == 0)
-      write = r;
-    else
-      reads[nreads++] = r;
+    if (tensor) bufs[k] = {launch.buffers[std::size_t(k)].memory, k == 0};
   }
-  infos[5] = {fault_->buffer, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet writes[Pipelines::kBindings];
-  for (std::uint32_t b = 0; b < Pipelines::kBindings; ++b) {
-    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[b].dstSet = set;
-    writes[b].dstBinding = b;
-    writes[b].descriptorCount = 1;
-    writes[b].descriptorType =
-        b == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[b].pBufferInfo = &infos[b];
-  }
-  fn_.vkUpdateDescriptorSets(ctx_.device, Pipelines::kBindings, writes, 0, nullptr);
-  submit_->access(reads, nreads, &write, 1);
-  fn_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  fn_.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set,
-                              0, nullptr);
-  fn_.vkCmdDispatch(cb, std::uint32_t(groups), 1, 1);
+  Dispatch d;
+  d.module = module;
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(groups);
+  record(d);
 }
 
 }  // namespace nbx::vulkan

@@ -3,8 +3,8 @@
 // A VkPipelineCache, persisted under $NBX_CACHE_DIR (default ~/.cache/nbxtensor) unless
 // NBX_VULKAN_PIPELINE_CACHE=0, keeps driver compiles across runs.
 //
-// Every kernel shares one descriptor set layout: binding 0 a uniform block (the parameter
-// block), bindings 1-4 storage buffers (out, in0, in1, in2), binding 5 the fault record.
+// Every kernel shares one descriptor set layout (vk_dispatch.hpp): binding 0 a uniform block
+// (the parameter block), bindings 1-6 data buffers, binding 7 the fault record.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@ namespace nbx::vulkan {
 
 class Pipelines {
  public:
-  static constexpr std::uint32_t kBindings = 6;
+  static constexpr std::uint32_t kBindings = 8;
 
   Pipelines(DeviceContext& ctx, const std::uint8_t (&cache_uuid)[VK_UUID_SIZE]);
   ~Pipelines();

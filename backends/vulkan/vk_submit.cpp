@@ -47,7 +47,7 @@ Submitter::Submitter(DeviceContext& ctx, MemoryPool& pool, VkDescriptorSetLayout
     VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     vk_check(vk.vkCreateFence(ctx.device, &fci, nullptr, &b.fence), "vkCreateFence", ctx.name);
     VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kMaxCommands},
-                                    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxCommands * 5}};
+                                    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxCommands * 7}};
     VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dpi.maxSets = kMaxCommands;
     dpi.poolSizeCount = 2;

@@ -60,7 +60,7 @@ NBX_BUFFER(2, readonly, b0)
 NBX_BUFFER(3, readonly, b1)
 NBX_BUFFER(4, readonly, b2)
 
-layout(set = 0, binding = 5) coherent buffer Fault { uint w[8]; } fault_rec;
+layout(set = 0, binding = 7) coherent buffer Fault { uint w[8]; } fault_rec;
 
 #define kNaN uintBitsToFloat(0x7fc00000u)
 #define kInf uintBitsToFloat(0x7f800000u)
