@@ -97,6 +97,14 @@ struct ScanParams {
 };
 
 // ---- "matmul": out[b] = alpha * A[b] @ B[b] + beta * addend[b] ----
+// The variant is the wrapper's choice (core/ops/linalg.cpp, visible in `nbx explain`); a
+// backend offers a variant by answering has_kernel("matmul.<name>") (plain "matmul" is the
+// tiled kernel). A variant the backend lacks is refused by name, never swapped.
+enum MatmulVariant : std::int32_t {
+  kMatmulTiled = 0,       // kernels/gpu (CUDA, HIP) or kernels/vulkan shared-memory tiles
+  kMatmulVendorBlas = 1,  // "matmul.blas": CUDA's cuBLASLt
+  kMatmulCoopMatrix = 2,  // "matmul.coopmat": Vulkan VK_KHR_cooperative_matrix
+};
 // Batch dims are broadcast through strides (stride 0); A is m×k, B is k×n, out m×n, each
 // with a row and a column stride (a transposed operand is just swapped strides).
 // Buffers: [0] out, [1] A, [2] B, [3] addend (empty when has_addend is 0).
@@ -111,7 +119,7 @@ struct MatmulParams {
   std::int32_t tile_n;
   std::int32_t tile_k;
   std::int32_t num_stages;
-  std::int32_t variant;  // backend-defined kernel variant chosen by the wrapper
+  std::int32_t variant;  // MatmulVariant, chosen by the wrapper
   std::int32_t reserved;
   std::int64_t m, n, k;
   std::int64_t batch;
