@@ -24,6 +24,9 @@ class KernelTimer {
   virtual double end_ms(BackendDevice& device) = 0;
 };
 std::unique_ptr<KernelTimer> host_clock_timer();
+// GPU timestamps through the Vulkan backend's "vk_timestamp" kernel (bench_timers.cpp);
+// Unavailable where the queue has none.
+std::unique_ptr<KernelTimer> vulkan_timestamp_timer(BackendDevice& device);
 
 struct SuiteOptions {
   std::int64_t contiguous_elements = std::int64_t(1) << 28;

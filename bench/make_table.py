@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Markdown table of nbx-bench-gpu's JSON against torch_reference.py's (same call).
+"""Markdown table of nbx-bench-gpu's JSON against torch_reference.py's or torch_wave1.py's
+(same call; cases matched by name).
 
     python3 bench/make_table.py nbx.json torch.json
 """
@@ -21,7 +22,9 @@ def main():
         ratio = f"{r['gbps'] / t['gbps']:.2f}" if t else "—"
         tg = f"{t['gbps']:.0f}" if t else "—"
         print(f"| {r['name']} | {r['shape']} | {r['median_ms']:.3f} | {r['gbps']:.0f} | {tg} | {ratio} |")
-    d, td = nbx["dispatch"], ref["dispatch"]
+    d, td = nbx.get("dispatch", {}), ref.get("dispatch")
+    if not td or not d.get("iterations"):
+        return  # a suite without the dispatch measurement (--suite wave1)
     print(f"\nDispatch overhead (host time per op, {d['iterations']} 16-element float32 adds, "
           f"one synchronize at the end; in brackets the loop alone, before it):\n")
     print("| path | µs per op | issue only |")

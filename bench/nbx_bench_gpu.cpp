@@ -1,7 +1,10 @@
 // nbx-bench-gpu: the elementwise suite and the dispatch overhead on one device, as a table
-// and as JSON (compared with bench/torch_reference.py by bench/make_table.py).
+// and as JSON (compared with bench/torch_reference.py by bench/make_table.py); with
+// --suite wave1, the row-wise suite of op wave 1 (bench_rowops.hpp; compared with
+// bench/torch_wave1.py).
 //
 //   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
+//                 [--suite elementwise|wave1]
 //
 // --dispatch-only skips the kernel suite and measures the dispatch overhead at 16 to 4096
 // elements (around the largest op the CUDA/HIP launch batch takes); run it once more with
@@ -14,6 +17,7 @@
 #include <iostream>
 
 #include "bench/bench_elementwise.hpp"
+#include "bench/bench_rowops.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -31,10 +35,30 @@ std::unique_ptr<nbx::BackendDevice> open_variant(const std::string& backend, con
   return dev;
 }
 
+// The wave-1 suite: row-wise ops through the public API.
+int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool quick,
+              const std::string& json_path) {
+  nbx::bench::RowOpsOptions o;
+  if (quick) o.rows = 1024, o.cols = 1024, o.vocab_rows = 16, o.vocab = 128256;
+  const auto results = nbx::bench::run_rowops_suite(device, o, timer);
+  std::cout << device.display_name() << ", timer: " << timer.name() << "\n";
+  std::cout << std::left << std::setw(36) << "case" << std::setw(16) << "shape" << std::right
+            << std::setw(10) << "ms" << std::setw(10) << "GB/s\n";
+  for (const auto& r : results)
+    std::cout << std::left << std::setw(36) << r.name << std::setw(16) << r.shape << std::right
+              << std::fixed << std::setprecision(3) << std::setw(10) << r.median_ms
+              << std::setprecision(0) << std::setw(10) << r.gbps << "\n";
+  if (!json_path.empty())
+    std::ofstream(json_path) << nbx::bench::results_json(device.display_name(), timer.name(),
+                                                         results, {});
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string device_name = "cuda:0", json_path;
+  std::string suite = "elementwise";
   bool quick = false, dispatch_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -46,9 +70,13 @@ int main(int argc, char** argv) {
       quick = true;
     else if (a == "--dispatch-only")
       dispatch_only = true;
+    else if (a == "--suite" && i + 1 < argc &&
+             (std::strcmp(argv[i + 1], "elementwise") == 0 ||
+              std::strcmp(argv[i + 1], "wave1") == 0))
+      suite = argv[++i];
     else {
-      std::cerr
-          << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]\n";
+      std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] "
+                   "[--dispatch-only] [--suite elementwise|wave1]\n";
       return 2;
     }
   }
@@ -79,10 +107,13 @@ int main(int argc, char** argv) {
 #if NBX_BENCH_CUDA_EVENTS
     if (device.id().backend == "cuda") timer = nbx::bench::cuda_event_timer();
 #endif
+    if (!timer && device.id().backend == "vulkan" && bd.has_kernel("vk_timestamp"))
+      timer = nbx::bench::vulkan_timestamp_timer(bd);
     if (!timer) {
       timer = nbx::bench::host_clock_timer();
       options.launches_per_run = 10;
     }
+    if (suite == "wave1") return run_wave1(device, *timer, quick, json_path);
     if (quick) options.contiguous_elements = 1 << 22, options.matrix_edge = 2048;
     // The same GPU with the launcher's other choices: generic kernel only, and the 64-wide
     // tile that wavefront-64 AMD GPUs take.

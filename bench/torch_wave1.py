@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""PyTorch's figures for `nbx-bench-gpu --suite wave1`, measured the same way.
+
+Same shapes and byte counts (each input element read once, each output element written
+once), random non-zero values in ±[0.25, 2], 3 warm-up runs, the median of 25 runs timed
+with CUDA events around the eager call (output allocation by the caching allocator
+included, as for nbx).
+
+    python3 bench/torch_wave1.py [--json FILE] [--quick]
+"""
+import argparse
+import json
+import statistics
+
+import torch
+import torch.nn.functional as F
+
+
+def random_nonzero(shape, dtype, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    mag = torch.empty(shape, device="cuda").uniform_(0.25, 2.0, generator=g)
+    sign = torch.randint(0, 2, shape, device="cuda", generator=g) * 2 - 1
+    return (mag * sign).to(dtype)
+
+
+def timed(fn, warmup=3, runs=25):
+    for _ in range(warmup):
+        fn()
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    ms = []
+    for _ in range(runs):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        ms.append(start.elapsed_time(stop))
+    return statistics.median(ms)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    rows, cols, vrows, vocab = (1024, 1024, 16, 128256) if args.quick else (32768, 4096, 4096, 128256)
+    results = []
+
+    def case(name, x, out_bytes, fn):
+        ms = timed(fn)
+        nbytes = x.numel() * x.element_size() + out_bytes
+        results.append({"name": name, "shape": "x".join(map(str, x.shape)), "bytes": nbytes,
+                        "median_ms": ms, "gbps": nbytes / (ms * 1e-3) / 1e9})
+
+    for t, s in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        x = random_nonzero((rows, cols), t, 7)
+        item = x.element_size()
+        case(f"sum_rows_{s}", x, rows * item, lambda: x.sum(-1))
+        case(f"amax_rows_{s}", x, rows * item, lambda: x.amax(-1))
+        case(f"argmax_rows_{s}", x, rows * 8, lambda: x.argmax(-1))
+        case(f"softmax_{s}", x, x.numel() * item, lambda: torch.softmax(x, -1))
+        w = random_nonzero((cols,), t, 8)
+        b = random_nonzero((cols,), t, 9)
+        case(f"layer_norm_{s}", x, x.numel() * item, lambda: F.layer_norm(x, (cols,), w, b))
+        case(f"rms_norm_{s}", x, x.numel() * item, lambda: F.rms_norm(x, (cols,), w))
+        del x
+    for t, s in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        x = random_nonzero((vrows, vocab), t, 10)
+        case(f"softmax_vocab_{s}", x, x.numel() * x.element_size(), lambda: torch.softmax(x, -1))
+        del x
+        torch.cuda.empty_cache()
+
+    for r in results:
+        print(f"{r['name']:36s}{r['shape']:16s}{r['median_ms']:10.3f}{r['gbps']:10.0f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "timer": "torch.cuda.Event",
+                       "torch": torch.__version__, "results": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
