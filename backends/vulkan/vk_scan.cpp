@@ -1,0 +1,170 @@
+// Kernel "scan" on Vulkan (cumsum, cumprod, cummax, cummin): checks an abi::ScanParams
+// launch against the device, translates it into scan.comp's uniform block (32-bit sizes,
+// strides, offsets), picks the accumulate class's build and the path (a row per invocation
+// for short rows, a row per workgroup for long ones), and records one dispatch. Shader:
+// kernels/vulkan/scan.comp.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "backends/vulkan/vk_device.hpp"
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "core/kernel_abi.hpp"
+
+namespace nbx::vulkan {
+namespace {
+
+// The uniform block of scan.comp (std140, all uvec4).
+struct GpuParams {
+  std::uint32_t head[4];  // rows, row_len, outer_ndim
+  std::uint32_t row_stride[4];
+  std::uint32_t offsets[4];
+  std::uint32_t sizes[8];
+  std::uint32_t in_strides[8];
+  std::uint32_t out_strides[8];
+  std::uint32_t index_strides[8];
+};
+static_assert(sizeof(GpuParams) == 176);
+
+// Rows up to this length are walked by one invocation each (sequential, no barriers); longer
+// rows get a workgroup each, whose chunked scan keeps all its invocations busy.
+constexpr std::int64_t kSerialRowMax = 64;
+
+const char* op_name(std::int32_t op) {
+  switch (op) {
+    case abi::kScan_cumsum:
+      return "cumsum";
+    case abi::kScan_cumprod:
+      return "cumprod";
+    case abi::kScan_cummax:
+      return "cummax";
+    case abi::kScan_cummin:
+      return "cummin";
+    default:
+      return "scan";
+  }
+}
+
+void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
+  const DeviceContext& ctx = dev.context();
+  const auto& f = ctx.features;
+  abi::ScanParams p;
+  if (launch.params.size() != sizeof p)
+    throw InvalidArgument("scan", "scan on " + ctx.name + ": the parameter block has " +
+                                      std::to_string(launch.params.size()) + " bytes, expected " +
+                                      std::to_string(sizeof p) + ".");
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  const char* op = op_name(p.op);
+  const std::string where = std::string(op) + " on " + ctx.name;
+  auto bad = [&](const std::string& why) { throw InvalidArgument(op, where + ": " + why + "."); };
+  auto refuse = [&](const char* cap, const std::string& why) {
+    throw Unsupported(op, ctx.name, cap, where + ": " + why + "; refused.");
+  };
+  if (p.op < abi::kScan_cumsum || p.op > abi::kScan_cummin)
+    bad("unknown op code " + std::to_string(p.op));
+  const bool extreme = p.op == abi::kScan_cummax || p.op == abi::kScan_cummin;
+  if (launch.buffers.size() != (extreme ? 3u : 2u))
+    bad(std::to_string(launch.buffers.size()) + " buffers; " + op + " takes " +
+        (extreme ? "3" : "2"));
+  if (p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims)
+    bad("outer_ndim " + std::to_string(p.outer_ndim) + " is outside [0, 8]");
+  for (std::int32_t t : {p.in_dtype, p.out_dtype, p.accumulate_dtype})
+    if (t < 0 || t >= kNumDTypes) bad("dtype code " + std::to_string(t) + " is out of range");
+  const DType in = DType(p.in_dtype), out = DType(p.out_dtype), acc = DType(p.accumulate_dtype);
+  const bool fl = is_floating(acc);
+  if (is_floating(in) != fl || is_floating(out) != fl)
+    bad(std::string("accumulating in ") + std::string(dtype_name(acc)) + " needs " +
+        (fl ? "floating" : "integer") + " input and output dtypes, got " +
+        std::string(dtype_name(in)) + " and " + std::string(dtype_name(out)));
+  std::int64_t rows = 1;
+  for (int d = 0; d < p.outer_ndim; ++d) rows *= p.outer_sizes[d];
+  if (rows != p.rows || p.row_len < 0 || rows < 0) bad("rows/row_len disagree with the sizes");
+  if (p.rows == 0 || p.row_len == 0) return;
+  bool f64 = false, i64 = !fl, f16 = false;
+  for (DType t : {in, out, acc}) {
+    f64 |= t == DType::kFloat64;
+    i64 |= t == DType::kInt64;
+    f16 |= t == DType::kFloat16;
+  }
+  if (f64 && !f.fp64) refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
+  if (i64 && !f.int64)
+    refuse("int64", "integer scans accumulate in int64, which needs shaderInt64 (absent)");
+  if (f16 && !f.fp16) refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
+
+  auto check_view = [&](std::int64_t offset, const std::int64_t* outer, std::int64_t row_stride,
+                        DType t, const DeviceMemory& m, const char* label) {
+    if (offset < 0 || row_stride < 0) bad(std::string(label) + " has a negative offset or stride");
+    std::int64_t last = offset + (p.row_len - 1) * row_stride;
+    for (int d = 0; d < p.outer_ndim; ++d) {
+      if (outer[d] < 0) bad(std::string(label) + " has a negative stride");
+      last += (p.outer_sizes[d] - 1) * outer[d];
+    }
+    if (!m || std::uint64_t(last + 1) * dtype_size(t) > m.bytes)
+      bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
+          std::to_string(m.bytes) + "-byte buffer");
+    if (last >= INT32_MAX || p.rows > INT32_MAX)
+      refuse("max_elements", std::string(label) + " reaches element " + std::to_string(last) +
+                                 "; the 32-bit index path supports 2^31 - 1");
+    if (m.bytes > f.max_storage_buffer_range)
+      refuse("maxStorageBufferRange", "a " + std::to_string(m.bytes) +
+                                          "-byte operand exceeds maxStorageBufferRange (" +
+                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+  };
+  check_view(p.out_offset, p.out_outer_strides, p.out_row_stride, out, launch.buffers[0].memory,
+             "the output");
+  check_view(p.in_offset, p.in_outer_strides, p.in_row_stride, in, launch.buffers[1].memory,
+             "the input");
+  if (extreme)
+    check_view(p.index_offset, p.index_outer_strides, p.index_row_stride, DType::kInt64,
+               launch.buffers[2].memory, "the indices");
+
+  GpuParams g{};
+  g.head[0] = std::uint32_t(p.rows);
+  g.head[1] = std::uint32_t(p.row_len);
+  g.head[2] = std::uint32_t(p.outer_ndim);
+  g.row_stride[0] = std::uint32_t(p.in_row_stride);
+  g.row_stride[1] = std::uint32_t(p.out_row_stride);
+  g.row_stride[2] = extreme ? std::uint32_t(p.index_row_stride) : 0;
+  g.offsets[0] = std::uint32_t(p.in_offset);
+  g.offsets[1] = std::uint32_t(p.out_offset);
+  g.offsets[2] = extreme ? std::uint32_t(p.index_offset) : 0;
+  for (int d = 0; d < p.outer_ndim; ++d) {
+    g.sizes[d] = std::uint32_t(p.outer_sizes[d]);
+    g.in_strides[d] = std::uint32_t(p.in_outer_strides[d]);
+    g.out_strides[d] = std::uint32_t(p.out_outer_strides[d]);
+    g.index_strides[d] = extreme ? std::uint32_t(p.index_outer_strides[d]) : 0;
+  }
+
+  const std::uint32_t wg = dev.workgroup_size();
+  const bool chunked = p.row_len > kSerialRowMax;
+  const std::uint64_t items =
+      chunked ? std::uint64_t(p.rows) : (std::uint64_t(p.rows) + wg - 1) / wg;
+  const std::uint64_t max_groups = std::min<std::uint64_t>(f.max_workgroup_count_x, 1u << 22);
+  const std::uint32_t spec[] = {wg,
+                                std::uint32_t(p.accumulate_dtype),
+                                std::uint32_t(p.in_dtype),
+                                std::uint32_t(p.out_dtype),
+                                std::uint32_t(p.op),
+                                chunked ? 1u : 0u};
+  const char* module = !fl                      ? "scan_l_i64"
+                       : acc == DType::kFloat64 ? "scan_d_f64"
+                       : f64                    ? "scan_f_f64"
+                                                : "scan_f";
+  DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true}, {launch.buffers[1].memory}, {}};
+  if (extreme) bufs[2] = {launch.buffers[2].memory, true};
+  Dispatch d;
+  d.module = module;
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(std::min(items, max_groups));
+  dev.record(d);
+}
+
+}  // namespace
+
+NBX_VK_KERNEL("scan", launch_scan);
+
+}  // namespace nbx::vulkan

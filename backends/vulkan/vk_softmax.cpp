@@ -1,0 +1,176 @@
+// Kernel "softmax" on Vulkan: checks an abi::SoftmaxParams launch against the device,
+// translates it into softmax.comp's uniform block (32-bit sizes, strides, offsets), sizes
+// the lane groups and the one-pass row cache from the device's shared memory, and records
+// one dispatch. Shader: kernels/vulkan/softmax.comp.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "backends/vulkan/vk_device.hpp"
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "core/kernel_abi.hpp"
+
+namespace nbx::vulkan {
+namespace {
+
+// The uniform block of softmax.comp (std140, all uvec4).
+struct GpuParams {
+  std::uint32_t head[4];  // rows, row_len, outer_ndim, flags (1 log, 2 mask)
+  std::uint32_t tile[4];  // lanes per row, row slots per workgroup
+  std::uint32_t row_stride[4];
+  std::uint32_t offsets[4];
+  std::uint32_t sizes[8];
+  std::uint32_t in_strides[8];
+  std::uint32_t out_strides[8];
+  std::uint32_t mask_strides[8];
+  std::uint32_t scale[4];  // float64 bits, float32 bits
+};
+static_assert(sizeof(GpuParams) == 208);
+
+std::uint32_t pow2_at_most(std::int64_t n) {
+  std::uint32_t p = 1;
+  while (std::int64_t(p) * 2 <= n) p *= 2;
+  return p;
+}
+
+void launch_softmax(VulkanDevice& dev, const KernelLaunch& launch) {
+  const DeviceContext& ctx = dev.context();
+  const auto& f = ctx.features;
+  abi::SoftmaxParams p;
+  if (launch.params.size() != sizeof p)
+    throw InvalidArgument("softmax", "softmax on " + ctx.name + ": the parameter block has " +
+                                         std::to_string(launch.params.size()) +
+                                         " bytes, expected " + std::to_string(sizeof p) + ".");
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  const char* op = p.op == abi::kSoftmax_log_softmax ? "log_softmax" : "softmax";
+  const std::string where = std::string(op) + " on " + ctx.name;
+  auto bad = [&](const std::string& why) { throw InvalidArgument(op, where + ": " + why + "."); };
+  auto refuse = [&](const char* cap, const std::string& why) {
+    throw Unsupported(op, ctx.name, cap, where + ": " + why + "; refused.");
+  };
+  if (p.op != abi::kSoftmax_softmax && p.op != abi::kSoftmax_log_softmax)
+    bad("unknown op code " + std::to_string(p.op));
+  if (p.variant != abi::kSoftmaxOnePass && p.variant != abi::kSoftmaxLooped)
+    bad("unknown variant " + std::to_string(p.variant));
+  if (launch.buffers.size() != (p.has_mask ? 3u : 2u))
+    bad(std::to_string(launch.buffers.size()) + " buffers with has_mask " +
+        std::to_string(p.has_mask));
+  if (p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims)
+    bad("outer_ndim " + std::to_string(p.outer_ndim) + " is outside [0, 8]");
+  bool f64 = false, f16 = false;
+  for (std::int32_t t : {p.in_dtype, p.out_dtype, p.accumulate_dtype}) {
+    if (t < 0 || t >= kNumDTypes || !is_floating(DType(t)))
+      bad("dtype code " + std::to_string(t) + " is not a floating dtype");
+    f64 |= DType(t) == DType::kFloat64;
+    f16 |= DType(t) == DType::kFloat16;
+  }
+  std::int64_t rows = 1;
+  for (int d = 0; d < p.outer_ndim; ++d) rows *= p.outer_sizes[d];
+  if (rows != p.rows || p.row_len < 0 || rows < 0) bad("rows/row_len disagree with the sizes");
+  if (p.rows == 0 || p.row_len == 0) return;
+  if (f64 && !f.fp64) refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
+  if (f16 && !f.fp16) refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
+
+  // Every view must lie inside its buffer, and its furthest element within the shader's
+  // 32-bit offsets.
+  auto check_view = [&](std::int64_t offset, const std::int64_t* outer, std::int64_t row_stride,
+                        DType t, const DeviceMemory& m, const char* label) {
+    if (offset < 0 || row_stride < 0) bad(std::string(label) + " has a negative offset or stride");
+    std::int64_t last = offset + (p.row_len - 1) * row_stride;
+    for (int d = 0; d < p.outer_ndim; ++d) {
+      if (outer[d] < 0) bad(std::string(label) + " has a negative stride");
+      last += (p.outer_sizes[d] - 1) * outer[d];
+    }
+    if (!m || std::uint64_t(last + 1) * dtype_size(t) > m.bytes)
+      bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
+          std::to_string(m.bytes) + "-byte buffer");
+    if (last >= INT32_MAX || p.rows > INT32_MAX)
+      refuse("max_elements", std::string(label) + " reaches element " + std::to_string(last) +
+                                 "; the 32-bit index path supports 2^31 - 1");
+    if (m.bytes > f.max_storage_buffer_range)
+      refuse("maxStorageBufferRange", "a " + std::to_string(m.bytes) +
+                                          "-byte operand exceeds maxStorageBufferRange (" +
+                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+  };
+  check_view(p.out_offset, p.out_outer_strides, p.out_row_stride, DType(p.out_dtype),
+             launch.buffers[0].memory, "the output");
+  check_view(p.in_offset, p.in_outer_strides, p.in_row_stride, DType(p.in_dtype),
+             launch.buffers[1].memory, "the input");
+  if (p.has_mask)
+    check_view(p.mask_offset, p.mask_outer_strides, p.mask_row_stride, DType::kBool,
+               launch.buffers[2].memory, "the mask");
+
+  // Lanes per row: the plan's row_tile (capabilities), a power of two within the workgroup.
+  const std::uint32_t wg = dev.workgroup_size();
+  const std::uint32_t group = pow2_at_most(std::clamp<std::int64_t>(p.row_tile, 1, wg));
+  std::uint32_t slots = wg / group;
+  // The one-pass variant: the plan checked the row against shared_memory.per_block; the
+  // merge tree's scratch takes its share first, and a row that no longer fits runs looped
+  // (the same results, one more read), as the CUDA kernel does.
+  const bool acc64 = DType(p.accumulate_dtype) == DType::kFloat64;
+  const std::uint64_t acc = acc64 ? 8 : 4;
+  const std::uint64_t scratch = std::uint64_t(wg) * (3 * acc + 4);
+  const std::uint64_t budget = f.max_shared_memory > scratch ? f.max_shared_memory - scratch : 0;
+  const std::uint64_t row_bytes = std::uint64_t(p.row_len) * acc;
+  const bool one_pass = p.variant == abi::kSoftmaxOnePass && row_bytes <= budget;
+  std::uint32_t cache_n = 1;
+  if (one_pass) {
+    slots = std::uint32_t(std::min<std::uint64_t>(slots, budget / row_bytes));
+    // Rounded up to a power of two (fewer pipelines), never past the budget.
+    const std::uint64_t need = std::uint64_t(slots) * std::uint64_t(p.row_len);
+    std::uint64_t n = 1;
+    while (n < need) n *= 2;
+    cache_n = std::uint32_t(std::min(n, budget / acc));
+  }
+  const std::uint64_t max_groups = std::min<std::uint64_t>(f.max_workgroup_count_x, 1u << 22);
+  const std::uint64_t groups =
+      std::min<std::uint64_t>((std::uint64_t(p.rows) + slots - 1) / slots, max_groups);
+
+  GpuParams g{};
+  g.head[0] = std::uint32_t(p.rows);
+  g.head[1] = std::uint32_t(p.row_len);
+  g.head[2] = std::uint32_t(p.outer_ndim);
+  g.head[3] = (p.op == abi::kSoftmax_log_softmax ? 1u : 0u) | (p.has_mask ? 2u : 0u);
+  g.tile[0] = group;
+  g.tile[1] = slots;
+  g.row_stride[0] = std::uint32_t(p.in_row_stride);
+  g.row_stride[1] = std::uint32_t(p.out_row_stride);
+  g.row_stride[2] = p.has_mask ? std::uint32_t(p.mask_row_stride) : 0;
+  g.offsets[0] = std::uint32_t(p.in_offset);
+  g.offsets[1] = std::uint32_t(p.out_offset);
+  g.offsets[2] = p.has_mask ? std::uint32_t(p.mask_offset) : 0;
+  for (int d = 0; d < p.outer_ndim; ++d) {
+    g.sizes[d] = std::uint32_t(p.outer_sizes[d]);
+    g.in_strides[d] = std::uint32_t(p.in_outer_strides[d]);
+    g.out_strides[d] = std::uint32_t(p.out_outer_strides[d]);
+    g.mask_strides[d] = p.has_mask ? std::uint32_t(p.mask_outer_strides[d]) : 0;
+  }
+  std::memcpy(&g.scale[0], &p.scale, 8);
+  const float scale32 = float(p.scale);
+  std::memcpy(&g.scale[2], &scale32, 4);
+
+  const std::uint32_t spec[] = {wg,
+                                std::uint32_t(p.accumulate_dtype),
+                                std::uint32_t(p.in_dtype),
+                                std::uint32_t(p.out_dtype),
+                                one_pass ? 1u : 0u,
+                                cache_n};
+  const char* module = acc64 ? "softmax_d_f64" : f64 ? "softmax_f_f64" : "softmax_f";
+  DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true}, {launch.buffers[1].memory}, {}};
+  if (p.has_mask) bufs[2] = {launch.buffers[2].memory};
+  Dispatch d;
+  d.module = module;
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(groups);
+  dev.record(d);
+}
+
+}  // namespace
+
+NBX_VK_KERNEL("softmax", launch_softmax);
+
+}  // namespace nbx::vulkan
