@@ -1,0 +1,304 @@
+// The "softmax" and "norm" families on vulkan:0 against the host reference. Raw launches
+// force both softmax variants (one-pass, looped) on rows of 1 to 128256 elements with lane
+// groups of 1 to 256, scale, row-broadcast and full masks (with a fully masked row), the
+// softmax dim strided, and PyTorch's special rows (+inf, only -inf, NaN, -inf next to
+// finite values, large values); the public ops run with the wrapper's own variant and
+// row-tile choices: softmax over any dim, masked softmax, every norm with and without
+// weight and bias, in every float dtype the device has (the others must be refused by
+// name). Each case prints its seed.
+#include <cmath>
+#include <optional>
+#include <random>
+#include <span>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "nbx/nbx.hpp"
+#include "vk_test_util.hpp"
+
+namespace nbx::vktest {
+namespace {
+
+constexpr DType kFloatTypes[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
+                                 DType::kFloat64};
+
+// The per-dtype tolerance of vk_test_util's compare, for one output buffer.
+std::string compare_rows(const Raw& got, const Raw& want) {
+  return compare(got, want);
+}
+
+// Runs one raw launch; returns the output buffer (buffer 0) afterwards.
+template <typename Params>
+Raw run_raw(BackendDevice& dev, const char* kernel, const Params& p, const Raw& out,
+            const std::vector<const Raw*>& inputs) {
+  std::vector<KernelBuffer> buffers;
+  auto upload = [&](const Raw& r, bool written) {
+    if (r.bytes.empty()) {
+      buffers.push_back({});
+      return;
+    }
+    DeviceMemory m = dev.allocate(r.bytes.size());
+    dev.copy_from_host(m, 0, r.bytes.data(), r.bytes.size());
+    buffers.push_back({m, written});
+  };
+  upload(out, true);
+  for (const Raw* r : inputs) upload(*r, false);
+  Raw result = out;
+  try {
+    dev.launch({kernel, buffers, std::as_bytes(std::span<const Params>(&p, 1))});
+    dev.synchronize();
+    dev.copy_to_host(result.bytes.data(), buffers[0].memory, 0, result.bytes.size());
+  } catch (...) {
+    for (KernelBuffer& b : buffers)
+      if (b.memory) dev.free(b.memory);
+    throw;
+  }
+  for (KernelBuffer& b : buffers)
+    if (b.memory) dev.free(b.memory);
+  return result;
+}
+
+// Whether vulkan:0 has the dtype; a dtype it lacks must be refused by name.
+bool device_has(DType t) {
+  abi::SoftmaxParams p{};
+  p.in_dtype = p.out_dtype = std::int32_t(t);
+  p.accumulate_dtype = std::int32_t(is_half_type(t) ? DType::kFloat32 : t);
+  p.rows = p.row_len = p.outer_ndim = 1;
+  p.outer_sizes[0] = 1;
+  p.row_tile = 1;
+  p.scale = 1;
+  Raw out{t, std::vector<std::byte>(dtype_size(t))}, in = out;
+  try {
+    run_raw(vulkan_device(), "softmax", p, out, {&in});
+    return true;
+  } catch (const Unsupported& e) {
+    MESSAGE("vulkan:0 refuses " << dtype_name(t) << " by name: " << e.what());
+    CHECK(std::string(e.what()).find("refused") != std::string::npos);
+    return false;
+  }
+}
+
+enum class MaskKind { kNone, kRowBroadcast, kFull };
+
+struct SoftmaxCase {
+  DType t = DType::kFloat32;
+  bool log = false;
+  std::int64_t rows = 1, len = 1;
+  bool transposed = false;  // the softmax dim is dim 0 of a [len, rows] tensor
+  MaskKind mask = MaskKind::kNone;
+  double scale = 1.0;
+  int row_tile = 32;
+  std::uint64_t seed = 1;
+};
+
+// Values in [-4, 4]; with `specials`, row r (of the first five) holds +inf, only -inf, a
+// NaN, a -inf among finite values, or large values that must not overflow.
+void check_softmax(const SoftmaxCase& sc, bool specials = false) {
+  abi::SoftmaxParams p{};
+  p.op = sc.log ? abi::kSoftmax_log_softmax : abi::kSoftmax_softmax;
+  p.in_dtype = p.out_dtype = std::int32_t(sc.t);
+  p.accumulate_dtype = std::int32_t(sc.t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
+  p.scale = sc.scale;
+  p.rows = sc.rows;
+  p.row_len = sc.len;
+  p.outer_ndim = 1;
+  p.outer_sizes[0] = sc.rows;
+  const std::int64_t row_stride = sc.transposed ? sc.rows : 1, outer = sc.transposed ? 1 : sc.len;
+  p.in_row_stride = p.out_row_stride = row_stride;
+  p.in_outer_strides[0] = p.out_outer_strides[0] = outer;
+  p.in_offset = 3;  // a view that starts inside its buffer
+  const std::int64_t numel = sc.rows * sc.len;
+  Raw in{sc.t, std::vector<std::byte>(std::size_t(numel + 3) * dtype_size(sc.t))};
+  std::mt19937_64 rng(sc.seed);
+  std::uniform_real_distribution<double> u(-4.0, 4.0);
+  for (std::int64_t i = 0; i < numel + 3; ++i) set_element(in, std::size_t(i), u(rng), 0);
+  auto at = [&](std::int64_t r, std::int64_t k) {
+    return std::size_t(3 + r * outer + k * row_stride);
+  };
+  if (specials)
+    for (std::int64_t k = 0; k < sc.len; ++k) {
+      if (sc.rows > 0 && k == sc.len / 2) set_element(in, at(0, k), INFINITY, 0);
+      if (sc.rows > 1) set_element(in, at(1, k), -INFINITY, 0);
+      if (sc.rows > 2 && k == sc.len - 1) set_element(in, at(2, k), NAN, 0);
+      if (sc.rows > 3 && k % 3 == 0) set_element(in, at(3, k), -INFINITY, 0);
+      if (sc.rows > 4) set_element(in, at(4, k), 1000.0 + double(k % 5), 0);
+    }
+  Raw mask{DType::kBool, {}};
+  if (sc.mask != MaskKind::kNone) {
+    p.has_mask = 1;
+    const bool full = sc.mask == MaskKind::kFull;
+    // The row-broadcast mask is one row of len (outer stride 0); the full one has the
+    // input's layout, and its row 1 masked entirely.
+    mask.bytes.resize(std::size_t(full ? numel : sc.len));
+    std::bernoulli_distribution b(0.3);
+    for (auto& m : mask.bytes) m = std::byte(b(rng) ? 1 : 0);
+    p.mask_row_stride = full ? row_stride : 1;
+    p.mask_outer_strides[0] = full ? outer : 0;
+    if (full && sc.rows > 1)
+      for (std::int64_t k = 0; k < sc.len; ++k)
+        mask.bytes[std::size_t(1 * outer + k * row_stride)] = std::byte(1);
+  }
+  const Raw out{sc.t,
+                std::vector<std::byte>(std::size_t(numel) * dtype_size(sc.t), std::byte{0x5a})};
+  std::vector<const Raw*> inputs = {&in};
+  if (p.has_mask) inputs.push_back(&mask);
+  p.variant = abi::kSoftmaxOnePass;
+  p.row_tile = sc.row_tile;
+  const Raw expected = run_raw(host_device(), "softmax", p, out, inputs);
+  for (int variant : {abi::kSoftmaxOnePass, abi::kSoftmaxLooped}) {
+    p.variant = variant;
+    const Raw got = run_raw(vulkan_device(), "softmax", p, out, inputs);
+    INFO((sc.log ? "log_softmax " : "softmax ")
+         << dtype_name(sc.t) << " rows " << sc.rows << " len " << sc.len << " transposed "
+         << sc.transposed << " mask " << int(sc.mask) << " scale " << sc.scale << " row_tile "
+         << sc.row_tile << " variant " << variant << " specials " << specials << " seed "
+         << sc.seed);
+    const std::string problem = compare_rows(got, expected);
+    CHECK_MESSAGE(problem.empty(), problem);
+  }
+}
+
+TEST_CASE("softmax and log_softmax, both variants, match the host on rows of 1 to 128256") {
+  std::uint64_t seed = 7000;
+  for (DType t : kFloatTypes) {
+    if (!device_has(t)) continue;
+    for (bool log : {false, true}) {
+      for (std::int64_t len : {1, 65, 4096})
+        for (int tile : {1, 32, 256})
+          check_softmax({t, log, 9, len, false, MaskKind::kNone, 1.0, tile, seed++});
+      check_softmax({t, log, 3, 128256, false, MaskKind::kNone, 1.0, 256, seed++});
+    }
+  }
+}
+
+TEST_CASE("scaled and masked softmax, and a strided softmax dim, match the host") {
+  std::uint64_t seed = 8000;
+  for (DType t : kFloatTypes) {
+    if (!device_has(t)) continue;
+    for (bool log : {false, true}) {
+      for (MaskKind mk : {MaskKind::kRowBroadcast, MaskKind::kFull})
+        for (std::int64_t len : {65, 4096})
+          check_softmax({t, log, 6, len, false, mk, 0.375, 64, seed++});
+      for (std::int64_t len : {1, 65})
+        check_softmax({t, log, 33, len, true, MaskKind::kNone, 1.0, 32, seed++});
+      check_softmax({t, log, 5, 1000, true, MaskKind::kFull, 2.0, 128, seed++});
+    }
+  }
+}
+
+TEST_CASE("softmax special rows follow PyTorch (+inf, only -inf, NaN give NaN)") {
+  std::uint64_t seed = 9000;
+  for (DType t : kFloatTypes) {
+    if (!device_has(t)) continue;
+    for (bool log : {false, true})
+      for (std::int64_t len : {1, 65, 4096})
+        for (int tile : {1, 64})
+          check_softmax({t, log, 6, len, false, MaskKind::kNone, 1.0, tile, seed++}, true);
+  }
+}
+
+// ---- public ops: the wrapper's own plan for vulkan:0 ----
+
+Device vk() {
+  return open("vulkan:0");
+}
+
+struct Pair {
+  Tensor host, dev;
+};
+Pair make(DType t, const Shape& shape, double lo, double hi, std::uint64_t seed) {
+  Raw r{t, std::vector<std::byte>(std::size_t(numel(shape)) * dtype_size(t))};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  for (std::size_t i = 0; i < r.count(); ++i) set_element(r, i, u(rng), 0);
+  return {Tensor::from_host(r.bytes.data(), shape, t),
+          Tensor::from_host(r.bytes.data(), shape, t, vk())};
+}
+
+Raw raw_of(const Tensor& x) {
+  Raw r{x.dtype(), std::vector<std::byte>(std::size_t(x.numel()) * x.itemsize())};
+  x.copy_to_host(r.bytes.data());
+  return r;
+}
+
+void same(const Tensor& host, const Tensor& dev, const std::string& label) {
+  REQUIRE(host.dtype() == dev.dtype());
+  REQUIRE(host.shape() == dev.shape());
+  INFO(label << " " << dtype_name(host.dtype()));
+  const std::string problem = compare_rows(raw_of(dev), raw_of(host));
+  CHECK_MESSAGE(problem.empty(), problem);
+}
+
+bool public_has(DType t) {
+  try {
+    (void)ops::softmax(Tensor::zeros({1}, t, vk()), 0);
+    return true;
+  } catch (const Unsupported& e) {
+    MESSAGE("vulkan:0 refuses " << dtype_name(t) << " by name: " << e.what());
+    return false;
+  }
+}
+
+TEST_CASE("public softmax ops on vulkan:0 match the host (rows 1 to 128256, any dim, masks)") {
+  std::uint64_t seed = 21000;
+  for (DType t : kFloatTypes) {
+    if (!public_has(t)) continue;
+    for (std::int64_t len : {1, 65, 4096, 128256}) {
+      const Pair x = make(t, {len > 4096 ? 2 : 4, len}, -4, 4, seed++);
+      same(ops::softmax(x.host, 1), ops::softmax(x.dev, 1), "softmax len " + std::to_string(len));
+      same(ops::log_softmax(x.host, -1), ops::log_softmax(x.dev, -1),
+           "log_softmax len " + std::to_string(len));
+    }
+    const Pair x = make(t, {3, 65, 5}, -4, 4, seed++);
+    for (int dim : {0, 1, 2})
+      same(ops::softmax(x.host, dim), ops::softmax(x.dev, dim),
+           "softmax dim " + std::to_string(dim));
+    same(ops::log_softmax(x.host.transpose(0, 2), 1), ops::log_softmax(x.dev.transpose(0, 2), 1),
+         "log_softmax of a transposed view");
+    std::vector<bool> m(65 * 5);
+    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k % 3 == 1 || k < 5;  // row 0 fully masked
+    const Tensor mask_h = Tensor::from_host(m, {65, 5}),
+                 mask_d = Tensor::from_host(m, {65, 5}, vk());
+    for (bool log : {false, true})
+      same(ops::scaled_masked_softmax(x.host, 2, 0.5, mask_h, log),
+           ops::scaled_masked_softmax(x.dev, 2, 0.5, mask_d, log), "scaled masked softmax");
+  }
+}
+
+TEST_CASE("public norm ops on vulkan:0 match the host, with and without weight and bias") {
+  std::uint64_t seed = 22000;
+  for (DType t : kFloatTypes) {
+    if (!public_has(t)) continue;
+    for (int affine = 0; affine < 4; ++affine) {
+      const bool has_w = affine & 1, has_b = affine & 2;
+      const Pair x = make(t, {6, 8, 65}, -1.5, 2.5, seed++);
+      const Pair w = make(t, {65}, 0.5, 2, seed++), b = make(t, {65}, -1, 1, seed++);
+      auto opt = [](bool on, const Tensor& v) {
+        return on ? std::optional<Tensor>(v) : std::nullopt;
+      };
+      same(ops::layer_norm(x.host, {65}, opt(has_w, w.host), opt(has_b, b.host)),
+           ops::layer_norm(x.dev, {65}, opt(has_w, w.dev), opt(has_b, b.dev)), "layer_norm");
+      same(ops::rms_norm(x.host, {65}, opt(has_w, w.host)),
+           ops::rms_norm(x.dev, {65}, opt(has_w, w.dev)), "rms_norm");
+      const Pair cw = make(t, {8}, 0.5, 2, seed++), cb = make(t, {8}, -1, 1, seed++);
+      same(ops::group_norm(x.host, 4, opt(has_w, cw.host), opt(has_b, cb.host)),
+           ops::group_norm(x.dev, 4, opt(has_w, cw.dev), opt(has_b, cb.dev)), "group_norm");
+      const Pair rm = make(t, {8}, -0.5, 0.5, seed++), rv = make(t, {8}, 0.5, 3, seed++);
+      same(ops::batch_norm(x.host, rm.host, rv.host, opt(has_w, cw.host), opt(has_b, cb.host)),
+           ops::batch_norm(x.dev, rm.dev, rv.dev, opt(has_w, cw.dev), opt(has_b, cb.dev)),
+           "batch_norm");
+    }
+    // Long rows (a vocabulary, a large hidden size) and a row of one: offset statistics
+    // (mean 1000) check the two-pass variance.
+    for (std::int64_t len : {1, 4096, 128256}) {
+      const Pair x = make(t, {2, len}, 999, 1001, seed++);
+      same(ops::layer_norm(x.host, {len}), ops::layer_norm(x.dev, {len}),
+           "layer_norm len " + std::to_string(len));
+      same(ops::rms_norm(x.host, {len}), ops::rms_norm(x.dev, {len}),
+           "rms_norm len " + std::to_string(len));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nbx::vktest
