@@ -2,7 +2,9 @@
 #include "core/ops/linalg.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
 
 #include "core/kernel_abi.hpp"
@@ -93,6 +95,122 @@ void choose_tile(MatmulPlan& plan, const Capabilities& caps, const std::string& 
                         "); refused.");
 }
 
+// ---- The variant: which kernel runs the product.
+
+std::atomic<int> g_request{-1};  // -1: NBX_MATMUL not read yet
+
+MatmulRequest parse_request(const char* text) {
+  const std::string v = text ? text : "";
+  if (v.empty() || v == "auto") return MatmulRequest::kAuto;
+  if (v == "tiled") return MatmulRequest::kTiled;
+  if (v == "blas") return MatmulRequest::kBlas;
+  if (v == "coopmat") return MatmulRequest::kCoopMatrix;
+  throw InvalidArgument(
+      "matmul", "NBX_MATMUL='" + v + "' is not a matmul variant (auto, tiled, blas, coopmat).");
+}
+
+bool blas_dtype(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 ||
+         t == DType::kFloat64;
+}
+
+// Whether the device offers a variant, and the provenance that says so.
+struct Offer {
+  bool offered = false;
+  std::string source;
+};
+
+Offer blas_offer(const Capabilities& caps, const BackendDevice* device) {
+  if (device) {
+    const auto& extra = device->properties().extra;
+    const auto it = extra.find("matmul.blas");
+    const std::string note = it == extra.end() ? "" : " (" + it->second + ")";
+    if (device->has_kernel("matmul.blas"))
+      return {true, "runtime: has_kernel(\"matmul.blas\")" + note};
+    return {false, "runtime: no \"matmul.blas\" kernel" +
+                       (note.empty() ? std::string(" (the backend has no vendor BLAS)") : note)};
+  }
+  if (caps.backend == "cuda")
+    return {true, "derived: backend cuda (" +
+                      (caps.device_file.empty() ? caps.device : caps.device_file) +
+                      "): vendor BLAS (cuBLASLt) when the library loads at run time"};
+  return {false, "derived: backend " + caps.backend + " has no vendor BLAS"};
+}
+
+Offer coopmat_offer(const Capabilities& caps, const BackendDevice* device) {
+  if (device) {
+    if (device->has_kernel("matmul.coopmat"))
+      return {true, "runtime: has_kernel(\"matmul.coopmat\")"};
+    return {false, "runtime: no \"matmul.coopmat\" kernel"};
+  }
+  const bool unit = caps.matrix_unit.value == MatrixUnit::kCoopmat ||
+                    caps.matrix_unit.value == MatrixUnit::kCoopmat2;
+  if (caps.backend == "vulkan" && unit)
+    return {true, "derived: backend vulkan, matrix.unit " +
+                      std::string(to_string(caps.matrix_unit.value)) + " (" +
+                      caps.matrix_unit.source + ")"};
+  return {false, "derived: backend " + caps.backend + ", matrix.unit " +
+                     std::string(to_string(caps.matrix_unit.value))};
+}
+
+void choose_variant(MatmulPlan& plan, const Capabilities& caps, const BackendDevice* device,
+                    const std::string& op) {
+  const DType t = plan.in_dtype;
+  const MatmulRequest request = matmul_variant_request();
+  const Offer blas = blas_offer(caps, device);
+  const Offer coop = coopmat_offer(caps, device);
+  const bool coop_dtype = is_half_type(t);
+  const auto take = [&](abi::MatmulVariant v, const std::string& key, const std::string& source,
+                        const std::string& reason) {
+    plan.variant = v;
+    plan.choices.push_back({"variant", variant_name(v), key, source, reason});
+  };
+  const auto refuse = [&](const std::string& key, const std::string& why) {
+    throw Unsupported(op, caps.device, key,
+                      op + " on " + caps.device + ": NBX_MATMUL asks for the " + key +
+                          " variant, but " + why + "; refused.");
+  };
+  switch (request) {
+    case MatmulRequest::kTiled:
+      return take(abi::kMatmulTiled, "", "",
+                  "NBX_MATMUL=tiled asks for the own tiled kernel (kernels/gpu, kernels/vulkan).");
+    case MatmulRequest::kBlas:
+      if (!blas.offered)
+        refuse("matmul.blas", "the device has no vendor BLAS (" + blas.source + ")");
+      if (!blas_dtype(t))
+        refuse("matmul.blas", "the vendor BLAS has no " + dtype_str(t) + " product");
+      return take(abi::kMatmulVendorBlas, "matmul.blas", blas.source,
+                  "NBX_MATMUL=blas asks for the vendor BLAS (cuBLASLt).");
+    case MatmulRequest::kCoopMatrix:
+      if (!coop.offered)
+        refuse("matmul.coopmat",
+               "the device has no cooperative-matrix kernel (" + coop.source + ")");
+      if (!coop_dtype)
+        refuse("matmul.coopmat", "cooperative matrices take float16/bfloat16, not " + dtype_str(t));
+      return take(abi::kMatmulCoopMatrix, "matmul.coopmat", coop.source,
+                  "NBX_MATMUL=coopmat asks for the cooperative-matrix kernel.");
+    case MatmulRequest::kAuto:
+      break;
+  }
+  if (blas.offered && blas_dtype(t))
+    return take(abi::kMatmulVendorBlas, "matmul.blas", blas.source,
+                "The vendor BLAS (cuBLASLt) is the fastest path for floating products "
+                "(float32 without TF32, 16-bit floats accumulate in float32); NBX_MATMUL=tiled "
+                "takes the own kernel.");
+  if (coop.offered && coop_dtype)
+    return take(abi::kMatmulCoopMatrix, "matmul.coopmat", coop.source,
+                "16-bit floats run on the device's cooperative-matrix unit.");
+  std::string why = "The own tiled kernel";
+  if (blas.offered)
+    why += ": the vendor BLAS has no wrapping " + dtype_str(t) + " product";
+  else if (device && device->properties().extra.count("matmul.blas"))
+    why += ": the vendor BLAS is unavailable";
+  else
+    why += ": the device offers no vendor BLAS or cooperative-matrix kernel for " + dtype_str(t);
+  take(abi::kMatmulTiled, blas.offered ? "" : "matmul.blas", blas.offered ? "" : blas.source,
+       why + ".");
+}
+
 // One product as the kernel sees it: a is batch_a + [m, k], b is batch_b + [k, n] (both at
 // least 2-d, 1-d operands already unsqueezed by views), `shapes` the user's shapes for messages.
 struct Product {
@@ -138,6 +256,46 @@ void copy_batch_strides(std::int64_t* dst, const Strides& st, int n) {
   for (int d = 0; d < n; ++d) dst[d] = st[d];
 }
 
+// A matrix of rows x cols with strides rs, cs is row- or column-major: one unit stride (any
+// stride on a dim of size 1) and rows (columns) that do not overlap.
+bool blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs) {
+  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= cols)) return true;
+  return (rs == 1 || rows == 1) && (cols == 1 || cs >= rows);
+}
+
+// Whether dims (batch..., rows) of one operand walk as one dim of rows; sets `row` to its stride.
+bool folds(const abi::MatmulParams& q, const std::int64_t* batch_strides, std::int64_t& row) {
+  std::int64_t inner_size = q.m, inner_stride = row;
+  for (int d = q.batch_ndim - 1; d >= 0; --d) {
+    const std::int64_t size = q.batch_sizes[d];
+    if (size == 1) continue;
+    if (inner_size == 1) {
+      inner_size = size, inner_stride = batch_strides[d];
+      continue;
+    }
+    if (batch_strides[d] != inner_stride * inner_size) return false;
+    inner_size *= size;
+  }
+  row = inner_stride;
+  return true;
+}
+
+// A batch whose B is shared (batch stride 0) is one taller product when A, the output and
+// the addend stack their batch entries as rows: [b, s, in] @ [in, out] is one (b*s) x in
+// product, which both the tiled kernel and the vendor BLAS run faster than b small ones.
+void fold_batch_into_rows(abi::MatmulParams& q) {
+  if (q.batch_ndim == 0) return;
+  for (int d = 0; d < q.batch_ndim; ++d)
+    if (q.batch_sizes[d] != 1 && q.b_batch_strides[d] != 0) return;
+  std::int64_t a_row = q.a_row_stride, out_row = q.out_row_stride, c_row = q.addend_row_stride;
+  if (!folds(q, q.a_batch_strides, a_row) || !folds(q, q.out_batch_strides, out_row)) return;
+  if (q.has_addend && !folds(q, q.addend_batch_strides, c_row)) return;
+  q.a_row_stride = a_row, q.out_row_stride = out_row, q.addend_row_stride = c_row;
+  q.m *= q.batch;
+  q.batch = 1;
+  q.batch_ndim = 0;
+}
+
 // Returns a fresh contiguous tensor of shape broadcast(batch_a, batch_b) + [m, n].
 Tensor launch_product(const Product& p) {
   check_operands(p);
@@ -163,8 +321,16 @@ Tensor launch_product(const Product& p) {
   const Device& device = p.a.device();
   for (const Tensor* t : {&p.a, p.addend})
     if (t) detail::require_dtype_support(name, t->dtype(), device);
-  const MatmulPlan plan = plan_matmul(p.a.dtype(), device.capabilities(), name);
+  BackendDevice& backend = device.context().backend_device();
+  const MatmulPlan plan = plan_matmul(p.a.dtype(), device.capabilities(), name, &backend);
   detail::require_dtype_support(name, plan.out_dtype, device);
+  // The vendor BLAS reads row- or column-major matrices only; another layout is copied first.
+  Tensor a_in = p.a, b_in = p.b;
+  if (plan.variant == abi::kMatmulVendorBlas) {
+    const auto last2 = [](const Tensor& t, int d) { return t.strides()[t.dim() - 2 + d]; };
+    if (!blas_layout(m, k, last2(a_in, 0), last2(a_in, 1))) a_in = a_in.contiguous();
+    if (!blas_layout(k, n, last2(b_in, 0), last2(b_in, 1))) b_in = b_in.contiguous();
+  }
 
   abi::MatmulParams q{};
   q.a_dtype = static_cast<std::int32_t>(plan.in_dtype);
@@ -172,6 +338,7 @@ Tensor launch_product(const Product& p) {
   q.accumulate_dtype = static_cast<std::int32_t>(plan.accumulate_dtype);
   q.tile_m = plan.tile_m, q.tile_n = plan.tile_n, q.tile_k = plan.tile_k;
   q.num_stages = plan.num_stages;
+  q.variant = plan.variant;
   q.m = m, q.n = n, q.k = k;
   q.batch_ndim = batch.size();
   q.batch = numel(batch);
@@ -189,8 +356,8 @@ Tensor launch_product(const Product& p) {
     row = t.strides()[t.dim() - 2];
     col = t.strides()[t.dim() - 1];
   };
-  bind(p.a, q.a_offset, q.a_batch_strides, q.a_row_stride, q.a_col_stride);
-  bind(p.b, q.b_offset, q.b_batch_strides, q.b_row_stride, q.b_col_stride);
+  bind(a_in, q.a_offset, q.a_batch_strides, q.a_row_stride, q.a_col_stride);
+  bind(b_in, q.b_offset, q.b_batch_strides, q.b_row_stride, q.b_col_stride);
 
   Tensor out = Tensor::empty(out_shape, plan.out_dtype, device);
   const Strides os = out.strides();
@@ -199,8 +366,8 @@ Tensor launch_product(const Product& p) {
   q.out_row_stride = os[out_shape.size() - 2];
   q.out_col_stride = os[out_shape.size() - 1];
   KernelBuffer buffers[4] = {{out.storage()->memory(), true},
-                             {p.a.storage()->memory(), false},
-                             {p.b.storage()->memory(), false},
+                             {a_in.storage()->memory(), false},
+                             {b_in.storage()->memory(), false},
                              {}};
   if (p.addend) {
     Strides st;
@@ -220,6 +387,7 @@ Tensor launch_product(const Product& p) {
     buffers[3] = {p.addend->storage()->memory(), false};
   }
   if (out.numel() == 0) return out;
+  fold_batch_into_rows(q);
   KernelLaunch kl;
   kl.kernel = "matmul";
   kl.buffers = std::span<const KernelBuffer>(buffers, p.addend ? 4 : 3);
@@ -251,7 +419,33 @@ Tensor squeeze_vector_dims(const Tensor& out, bool drop_row, bool drop_col) {
 
 }  // namespace
 
-MatmulPlan plan_matmul(DType in_dtype, const Capabilities& caps, const std::string& op) {
+MatmulRequest matmul_variant_request() {
+  int r = g_request.load();
+  if (r < 0) {
+    r = static_cast<int>(parse_request(std::getenv("NBX_MATMUL")));
+    int unset = -1;
+    if (!g_request.compare_exchange_strong(unset, r)) r = unset;
+  }
+  return static_cast<MatmulRequest>(r);
+}
+
+void set_matmul_variant_request(MatmulRequest request) {
+  g_request.store(static_cast<int>(request));
+}
+
+const char* variant_name(abi::MatmulVariant v) {
+  switch (v) {
+    case abi::kMatmulVendorBlas:
+      return "vendor BLAS";
+    case abi::kMatmulCoopMatrix:
+      return "cooperative matrix";
+    default:
+      return "tiled";
+  }
+}
+
+MatmulPlan plan_matmul(DType in_dtype, const Capabilities& caps, const std::string& op,
+                       const BackendDevice* device) {
   if (in_dtype == DType::kBool) throw InvalidArgument(op, op + " is not defined for bool tensors.");
   require_dtype(op, in_dtype, caps);
   MatmulPlan plan;
@@ -278,6 +472,7 @@ MatmulPlan plan_matmul(DType in_dtype, const Capabilities& caps, const std::stri
                               ? "16-bit floats accumulate in float32."
                               : "The operands' dtype accumulates (integers wrap, as PyTorch's)."});
   choose_tile(plan, caps, op);
+  choose_variant(plan, caps, device, op);
   return plan;
 }
 

@@ -8,6 +8,16 @@
 // bf16 (the sm_70/sm_75 class) a float16 product returns float32, as overflow protection —
 // plan_matmul() says so, and `nbx explain` shows it.
 //
+// Variant (MatmulPlan::variant, shown by `nbx explain`): on a device answering
+// has_kernel("matmul.blas") (CUDA with cuBLASLt loaded) floating dtypes take the vendor BLAS;
+// on one answering has_kernel("matmul.coopmat") float16/bfloat16 take the cooperative-matrix
+// kernel; everything else (HIP, integers, a CUDA device whose cuBLASLt did not load) the own
+// tiled kernel. NBX_MATMUL=tiled|blas|coopmat (read once) asks for one variant: tiled is
+// always there, a variant the device lacks is refused by name (Unsupported), never swapped.
+// The vendor BLAS reads row- or column-major matrices only: an operand whose last two dims
+// have no unit stride (or overlapping rows) is first copied to a contiguous tensor on the
+// device; a broadcast batch operand is read through stride 0 as it is.
+//
 // Errors: InvalidArgument for undefined tensors, ranks an op does not take, shapes that do
 // not multiply or broadcast (the message names both shapes), mixed dtypes or devices, bool
 // tensors, and a non-integral alpha/beta with integer tensors; Unsupported when the device
@@ -20,6 +30,7 @@
 #include <vector>
 
 #include "core/capabilities.hpp"
+#include "core/kernel_abi.hpp"
 #include "core/ops/plan.hpp"
 #include "core/tensor.hpp"
 
@@ -36,15 +47,30 @@ struct MatmulPlan {
   DType accumulate_dtype = DType::kFloat32;
   int tile_m = 0, tile_n = 0, tile_k = 0;
   int num_stages = 1;
+  abi::MatmulVariant variant = abi::kMatmulTiled;
   std::int64_t shared_memory_bytes = 0;  // the tiles' footprint, all stages
   std::int64_t shared_memory_limit = 0;  // shared_memory.per_block
   std::vector<PlanChoice> choices;
 };
 
 // Works without a device (capabilities of an absent architecture from its device file).
+// `device`: the present device whose has_kernel() answers pick the variant; nullptr derives
+// the variant from caps.backend and the matrix unit (cuda: vendor BLAS when cuBLASLt loads
+// at run time; vulkan with a cooperative-matrix unit: coopmat for 16-bit floats).
 // Throws InvalidArgument for bool; Unsupported (naming `op`, caps.device and the key) when
-// the capabilities lack the dtype or no tile fits the shared memory.
-MatmulPlan plan_matmul(DType in_dtype, const Capabilities& caps, const std::string& op = "matmul");
+// the capabilities lack the dtype, no tile fits the shared memory, or NBX_MATMUL asks for a
+// variant the device does not offer (capability "matmul.blas" / "matmul.coopmat").
+MatmulPlan plan_matmul(DType in_dtype, const Capabilities& caps, const std::string& op = "matmul",
+                       const BackendDevice* device = nullptr);
+
+// What NBX_MATMUL asks for (auto when unset), read once per process. Throws
+// InvalidArgument for any other value.
+enum class MatmulRequest { kAuto, kTiled, kBlas, kCoopMatrix };
+MatmulRequest matmul_variant_request();
+// Replaces the request for this process (tests and benchmarks compare variants in one run).
+// Not synchronised with matmuls running on other threads.
+void set_matmul_variant_request(MatmulRequest request);
+const char* variant_name(abi::MatmulVariant v);  // "tiled", "vendor BLAS", "cooperative matrix"
 
 // The shape torch.matmul gives for operands of shapes `a` and `b`. Throws InvalidArgument
 // naming both shapes.

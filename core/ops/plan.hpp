@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "core/capabilities.hpp"
 #include "core/dtype.hpp"
 
@@ -27,6 +28,10 @@ struct PlanTarget {
   const Capabilities& caps;
   std::string device_id;    // "cuda:0", or "nvidia/sm_70" for an absent architecture
   std::string device_name;  // "cuda:0 (NVIDIA H200)"
+  // The present device, whose has_kernel() answers decide kernel variants (matmul.blas,
+  // matmul.coopmat); nullptr for an absent architecture, whose variants are derived from
+  // its device file.
+  const BackendDevice* device = nullptr;
 };
 
 // Row-wise families (reduce, softmax, norm): dtypes, the lanes per row, the kernel variant.

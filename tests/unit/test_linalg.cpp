@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/capability_resolver.hpp"
+#include "core/ops/explain.hpp"
 #include "core/registry.hpp"
 #include "nbx/nbx.hpp"
 
@@ -319,4 +320,163 @@ TEST_CASE("float16 matmul on a device without native bf16 returns float32 (overf
   CHECK(ops::addmm(bias, a.to(pre_ampere), b.to(pre_ampere)).item().to_double() == 180000.5);
   CHECK(ops::matmul(a.to(bfloat16).to(pre_ampere), b.to(bfloat16).to(pre_ampere)).dtype() ==
         bfloat16);
+}
+
+// Meson runs this case twice: on the plain host (native bf16: float16 stays float16) and
+// with NBX_DEVICE_OVERLAY=tests/data/overlays/bf16_emulated.yml (float32 output), so both
+// branches of the overflow guard run through the capability model, as on sm_70/sm_75.
+TEST_CASE("overlay: float16 matmul output follows the device's bf16 support") {
+  const Capabilities& caps = host_device().capabilities();
+  const bool native = caps.bf16.value == Bf16Support::kNative;
+  const std::vector<float> big = {300, 300};
+  const Tensor a = Tensor::from_host(big, {1, 2}).to(float16);
+  const Tensor b = Tensor::from_host(big, {2, 1}).to(float16);
+  const Tensor out = ops::matmul(a, b);
+  const ops::OpExplanation e =
+      ops::explain("matmul", {float16, float16}, {{1, 2}, {2, 1}}, {caps, "host", "host"});
+  REQUIRE_FALSE(e.refused);
+  REQUIRE(!e.choices.empty());
+  CHECK(e.choices[0].what == "out_dtype");
+  if (native) {
+    CHECK(out.dtype() == float16);
+    CHECK(std::isinf(out.to(float32).item().to_double()));  // 90000 > 65504
+    CHECK(e.output == "float16 [1, 1]");
+    CHECK(e.choices[0].capability.empty());
+  } else {
+    INFO("overlay: " << caps.overlay);
+    CHECK(caps.bf16.source.find("overlay") != std::string::npos);
+    CHECK(out.dtype() == float32);
+    CHECK(out.item().to_double() == 180000.0);
+    CHECK(e.output == "float32 [1, 1]");
+    CHECK(e.choices[0].capability == "bf16");
+    CHECK(e.choices[0].source.find("overlay") != std::string::npos);
+    CHECK(e.choices[0].reason.find("overflow") != std::string::npos);
+  }
+  CHECK(ops::matmul(a.to(bfloat16), b.to(bfloat16)).dtype() == bfloat16);
+}
+
+namespace {
+const ops::PlanChoice* choice(const ops::MatmulPlan& p, const std::string& what) {
+  for (const ops::PlanChoice& c : p.choices)
+    if (c.what == what) return &c;
+  return nullptr;
+}
+bool has_choice(const ops::OpExplanation& e, const std::string& what, const std::string& value) {
+  for (const ops::PlanChoice& c : e.choices)
+    if (c.what == what && c.value == value) return true;
+  return false;
+}
+// Restores NBX_MATMUL's request when a case ends.
+struct RequestGuard {
+  ops::MatmulRequest saved = ops::matmul_variant_request();
+  ~RequestGuard() { ops::set_matmul_variant_request(saved); }
+};
+}  // namespace
+
+TEST_CASE("plan_matmul variant: vendor BLAS on CUDA archs, tiled on HIP and the host") {
+  RequestGuard guard;
+  ops::set_matmul_variant_request(ops::MatmulRequest::kAuto);
+  const Capabilities hopper = capabilities_for_arch("nvidia/sm_90");
+  for (DType t : {float16, bfloat16, float32, float64}) {
+    const ops::MatmulPlan p = ops::plan_matmul(t, hopper);
+    CHECK(p.variant == abi::kMatmulVendorBlas);
+    const ops::PlanChoice* c = choice(p, "variant");
+    REQUIRE(c != nullptr);
+    CHECK(c->value == "vendor BLAS");
+    CHECK(c->capability == "matmul.blas");
+    CHECK(c->source.find("cuBLASLt") != std::string::npos);
+    CHECK(c->source.find("when the library loads at run time") != std::string::npos);
+  }
+  // cuBLASLt has no wrapping integer product: integers take the tiled kernel, and say why.
+  const ops::MatmulPlan ints = ops::plan_matmul(int32, hopper);
+  CHECK(ints.variant == abi::kMatmulTiled);
+  REQUIRE(choice(ints, "variant") != nullptr);
+  CHECK(choice(ints, "variant")->reason.find("int32") != std::string::npos);
+  for (const char* arch : {"amd/gfx90a", "host"}) {
+    const ops::MatmulPlan p = ops::plan_matmul(float16, capabilities_for_arch(arch));
+    CHECK(p.variant == abi::kMatmulTiled);
+    REQUIRE(choice(p, "variant") != nullptr);
+    CHECK(choice(p, "variant")->capability == "matmul.blas");
+  }
+  // Vulkan with a cooperative-matrix unit: 16-bit floats take it, float32 the tiled kernel.
+  const Capabilities vk = capabilities_for_arch("nvidia/sm_90", "vulkan");
+  CHECK(ops::plan_matmul(float16, vk).variant == abi::kMatmulCoopMatrix);
+  CHECK(ops::plan_matmul(bfloat16, vk).variant == abi::kMatmulCoopMatrix);
+  CHECK(ops::plan_matmul(float32, vk).variant == abi::kMatmulTiled);
+  // A present device answers through has_kernel: the host has neither.
+  const BackendDevice& host = host_device().context().backend_device();
+  const ops::MatmulPlan on_host =
+      ops::plan_matmul(float32, host_device().capabilities(), "matmul", &host);
+  CHECK(on_host.variant == abi::kMatmulTiled);
+  REQUIRE(choice(on_host, "variant") != nullptr);
+  CHECK(choice(on_host, "variant")->source.find("runtime") != std::string::npos);
+}
+
+TEST_CASE("NBX_MATMUL requests: tiled is always there, a missing variant is refused by name") {
+  RequestGuard guard;
+  const Capabilities hopper = capabilities_for_arch("nvidia/sm_90");
+  ops::set_matmul_variant_request(ops::MatmulRequest::kTiled);
+  const ops::MatmulPlan tiled = ops::plan_matmul(bfloat16, hopper);
+  CHECK(tiled.variant == abi::kMatmulTiled);
+  CHECK(choice(tiled, "variant")->reason.find("NBX_MATMUL=tiled") != std::string::npos);
+  const ops::OpExplanation e = ops::explain("matmul", {bfloat16, bfloat16}, {{64, 32}, {32, 8}},
+                                            {hopper, "nvidia/sm_90", "arch nvidia/sm_90"});
+  CHECK(has_choice(e, "variant", "tiled"));
+  // The host product still runs (the host's "matmul" serves every variant request it has).
+  CHECK(ops::matmul(f32({1, 2}, {1, 2}), f32({3, 4}, {2, 1})).item().to_double() == 11.0);
+
+  ops::set_matmul_variant_request(ops::MatmulRequest::kBlas);
+  CHECK(ops::plan_matmul(float32, hopper).variant == abi::kMatmulVendorBlas);
+  for (const char* arch : {"amd/gfx90a", "host"}) {
+    try {
+      ops::plan_matmul(float32, capabilities_for_arch(arch));
+      FAIL("the blas request should refuse on " << arch);
+    } catch (const Unsupported& u) {
+      CHECK(u.capability() == "matmul.blas");
+      CHECK(std::string(u.what()).find("NBX_MATMUL") != std::string::npos);
+    }
+  }
+  CHECK_THROWS_AS(ops::plan_matmul(int32, hopper), Unsupported);
+  CHECK_THROWS_AS(ops::matmul(f32({1, 2}, {1, 2}), f32({3, 4}, {2, 1})), Unsupported);
+  ops::set_matmul_variant_request(ops::MatmulRequest::kCoopMatrix);
+  CHECK_THROWS_AS(ops::plan_matmul(float16, hopper), Unsupported);
+  CHECK(ops::plan_matmul(float16, capabilities_for_arch("nvidia/sm_90", "vulkan")).variant ==
+        abi::kMatmulCoopMatrix);
+}
+
+TEST_CASE("explain matmul names the variant and the capability behind it") {
+  RequestGuard guard;
+  ops::set_matmul_variant_request(ops::MatmulRequest::kAuto);
+  const Capabilities hopper = capabilities_for_arch("nvidia/sm_90");
+  const ops::OpExplanation e = ops::explain("matmul", {float32, float32}, {{64, 32}, {32, 8}},
+                                            {hopper, "nvidia/sm_90", "arch nvidia/sm_90"});
+  REQUIRE_FALSE(e.refused);
+  CHECK(has_choice(e, "variant", "vendor BLAS"));
+  bool found = false;
+  for (const ops::PlanChoice& c : e.choices)
+    found = found || (c.what == "variant" && c.capability == "matmul.blas");
+  CHECK(found);
+  const ops::OpExplanation amd =
+      ops::explain("matmul", {float16, float16}, {{64, 32}, {32, 8}},
+                   {capabilities_for_arch("amd/gfx90a"), "amd/gfx90a", "arch amd/gfx90a"});
+  CHECK(has_choice(amd, "variant", "tiled"));
+}
+
+TEST_CASE("a shared B folds the batch into rows; NaN addends with beta 0 stay unread") {
+  // [2, 3, 4] @ [4, 5] + bias: one 6 x 4 product after folding, same values as per batch.
+  const D av = seeded(24, 7), bv = seeded(20, 8);
+  const Tensor a = Tensor::from_host(av, {2, 3, 4});
+  const Tensor b = Tensor::from_host(bv, {4, 5});
+  const Tensor bias = Tensor::from_host(D{1, 2, 3, 4, 5}, {5});
+  const Tensor out = ops::linear(a, b.transpose(0, 1), bias);
+  CHECK(out.shape() == Shape{2, 3, 5});
+  D want = naive(av, bv, 6, 4, 5);
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] += static_cast<double>(i % 5 + 1);
+  check_close(out.to_host<double>(), want);
+  // A transposed batch does not fold; the result is the same.
+  const Tensor at = Tensor::from_host(av, {2, 4, 3}).transpose(1, 2);
+  CHECK(ops::matmul(at, b).shape() == Shape{2, 3, 5});
+  const Tensor nan = Tensor::full({3, 5}, std::nan(""), float64);
+  const D prod = ops::baddbmm(nan, a, b.unsqueeze(0).expand({2, 4, 5}), 0.0).to_host<double>();
+  for (double v : prod) CHECK_FALSE(std::isnan(v));
 }
