@@ -181,5 +181,16 @@ TEST_CASE("scans along a strided dim, of views, and with a dtype request match t
   check_all(z, 0, "0-d", true);
 }
 
+// 70000 rows: many per invocation (len 2) and more than llvmpipe's 65535 workgroups on the
+// chunked path (len 65), whose row loop then runs. ~12 s on llvmpipe under validation, so
+// skipped by default (CI's budget); run with --no-skip.
+TEST_CASE("scans of more rows than the device has workgroups match the host" * doctest::skip()) {
+  std::uint64_t seed = 34000;
+  for (std::int64_t len : {2, 65}) {
+    const Pair many = make(DType::kInt32, {70000, len}, Fill::kPlain, seed++);
+    same(ops::cumsum(many.host, 1), ops::cumsum(many.dev, 1), "cumsum of 70000 rows");
+  }
+}
+
 }  // namespace
 }  // namespace nbx::vktest

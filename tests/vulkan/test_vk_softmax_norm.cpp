@@ -197,6 +197,30 @@ TEST_CASE("softmax special rows follow PyTorch (+inf, only -inf, NaN give NaN)")
   }
 }
 
+// One row per workgroup (lane groups of 256) and 70000 rows: past llvmpipe's 65535
+// workgroups, so the shaders' row loops run. ~50 s on llvmpipe under validation, so skipped
+// by default (CI's budget); run with --no-skip.
+TEST_CASE("more rows than the device has workgroups: softmax and norm loop over rows" *
+          doctest::skip()) {
+  check_softmax({DType::kFloat32, false, 70000, 2, false, MaskKind::kNone, 1.0, 256, 9500});
+  abi::NormParams p{};
+  p.op = abi::kNorm_layer_norm;
+  p.in_dtype = p.out_dtype = p.param_dtype = p.accumulate_dtype = std::int32_t(DType::kFloat32);
+  p.rows = 70000;
+  p.row_len = 3;
+  p.row_tile = 256;
+  p.eps = 1e-5;
+  Raw in{DType::kFloat32, std::vector<std::byte>(std::size_t(p.rows * p.row_len) * 4)};
+  std::mt19937_64 rng(9501);
+  std::uniform_real_distribution<double> u(-2, 2);
+  for (std::size_t i = 0; i < in.count(); ++i) set_element(in, i, u(rng), 0);
+  const Raw out{DType::kFloat32, std::vector<std::byte>(in.bytes.size())}, none{};
+  const Raw want = run_raw(host_device(), "norm", p, out, {&in, &none, &none});
+  const Raw got = run_raw(vulkan_device(), "norm", p, out, {&in, &none, &none});
+  const std::string problem = compare_rows(got, want);
+  CHECK_MESSAGE(problem.empty(), problem);
+}
+
 // ---- public ops: the wrapper's own plan for vulkan:0 ----
 
 Device vk() {
