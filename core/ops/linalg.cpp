@@ -195,8 +195,8 @@ void choose_variant(MatmulPlan& plan, const Capabilities& caps, const BackendDev
   if (blas.offered && blas_dtype(t))
     return take(abi::kMatmulVendorBlas, "matmul.blas", blas.source,
                 "The vendor BLAS (cuBLASLt) is the fastest path for floating products "
-                "(float32 without TF32, 16-bit floats accumulate in float32); NBX_MATMUL=tiled "
-                "takes the own kernel.");
+                "(float32 without TF32, 16-bit floats accumulate in float32); the tile above is "
+                "the own kernel's, which NBX_MATMUL=tiled takes.");
   if (coop.offered && coop_dtype)
     return take(abi::kMatmulCoopMatrix, "matmul.coopmat", coop.source,
                 "16-bit floats run on the device's cooperative-matrix unit.");
