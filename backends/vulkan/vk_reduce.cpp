@@ -1,0 +1,266 @@
+// Kernel "reduce" on Vulkan: checks an abi::ReduceParams launch against the device, folds
+// its kept and reduced dims (adjacent dims that walk memory as one become one dim, so the
+// common case reads each row with a single stride), translates it into the uniform block
+// of kernels/vulkan/reduce.comp, picks the build (accumulate class × 64-bit operands) and
+// the lanes per row, records one dispatch.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "backends/vulkan/vk_device.hpp"
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "core/kernel_abi.hpp"
+
+namespace nbx::vulkan {
+namespace {
+
+constexpr const char* kOpNames[] = {
+#define NBX_REDUCE_OP(name, code) #name,
+#include "core/reduce_op_list.inc"
+#undef NBX_REDUCE_OP
+};
+constexpr int kNumOps = int(sizeof kOpNames / sizeof kOpNames[0]);
+
+// The uniform block of reduce.comp (std140, all uvec4).
+struct GpuParams {
+  std::uint32_t head[4];  // rows, row_len, kept dims, reduced dims
+  std::uint32_t grid[4];  // lanes per row, rows per grid step, rounds, the one reduced stride
+  std::uint32_t offsets[4];
+  std::uint32_t out_sizes[8], red_sizes[8], in_kept[8], in_red[8], out_strides[8], idx_strides[8];
+  std::uint32_t attr[4], attr2[4], attr3[4];
+};
+static_assert(sizeof(GpuParams) == 288);
+
+// Dims after folding: sizes and one stride array per operand walked along them.
+struct Dims {
+  int n = 0;
+  std::int64_t size[abi::kMaxDims];
+  std::int64_t stride[3][abi::kMaxDims];
+};
+
+// Drops size-1 dims and merges dim d into d + 1 where every operand steps over d + 1's
+// whole extent in one stride of d: the row-major order of positions is unchanged, so the
+// position k of an element in its row (argmax's answer) is too.
+Dims fold_dims(int n, const std::int64_t* size, const std::int64_t* const* strides, int ops) {
+  Dims out;
+  for (int d = 0; d < n; ++d) {
+    if (size[d] == 1) continue;
+    if (out.n > 0) {
+      const int last = out.n - 1;
+      bool merge = true;
+      for (int k = 0; k < ops; ++k) merge &= out.stride[k][last] == strides[k][d] * size[d];
+      if (merge) {
+        out.size[last] *= size[d];
+        for (int k = 0; k < ops; ++k) out.stride[k][last] = strides[k][d];
+        continue;
+      }
+    }
+    out.size[out.n] = size[d];
+    for (int k = 0; k < ops; ++k) out.stride[k][out.n] = strides[k][d];
+    ++out.n;
+  }
+  return out;
+}
+
+std::uint32_t lo32(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return std::uint32_t(b);
+}
+std::uint32_t hi32(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return std::uint32_t(b >> 32);
+}
+std::uint32_t f32_bits(double v) {
+  const float f = float(v);
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+enum class Cls { F, I, D, L };
+
+void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
+  const DeviceContext& ctx = dev.context();
+  abi::ReduceParams p;
+  if (launch.params.size() != sizeof p)
+    throw InvalidArgument("reduce", "reduce on " + ctx.name + ": the parameter block has " +
+                                        std::to_string(launch.params.size()) + " bytes, expected " +
+                                        std::to_string(sizeof p) + ".");
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  const bool known = p.op >= 0 && p.op < kNumOps;
+  const std::string op = known ? kOpNames[p.op] : "reduce";
+  const std::string where = op + " on " + ctx.name;
+  auto bad = [&](const std::string& why) { throw InvalidArgument(op, where + ": " + why + "."); };
+  if (!known) bad("unknown reduce op code " + std::to_string(p.op));
+  const bool with_index =
+      p.op == abi::kReduce_max_with_index || p.op == abi::kReduce_min_with_index;
+  if (launch.buffers.size() != (with_index ? 3u : 2u))
+    bad("takes " + std::to_string(with_index ? 3 : 2) + " buffers, got " +
+        std::to_string(launch.buffers.size()));
+  if (p.out_ndim < 0 || p.out_ndim > abi::kMaxDims || p.red_ndim < 0 || p.red_ndim > abi::kMaxDims)
+    bad("dims out of range (" + std::to_string(p.out_ndim) + " kept, " +
+        std::to_string(p.red_ndim) + " reduced)");
+  auto dtype_ok = [](std::int32_t t) { return t >= 0 && t < kNumDTypes; };
+  if (!dtype_ok(p.in_dtype) || !dtype_ok(p.out_dtype) || !dtype_ok(p.accumulate_dtype))
+    bad("dtype code out of range");
+  std::int64_t rows = 1, len = 1;
+  for (int d = 0; d < p.out_ndim; ++d) rows *= p.out_sizes[d];
+  for (int d = 0; d < p.red_ndim; ++d) len *= p.red_sizes[d];
+  if (rows != p.rows || len != p.row_len || rows < 0 || len < 0)
+    bad("rows " + std::to_string(p.rows) + " / row_len " + std::to_string(p.row_len) +
+        " disagree with the sizes");
+  if (rows == 0) return;
+
+  const DType in = DType(p.in_dtype), out = DType(p.out_dtype), acc = DType(p.accumulate_dtype);
+  const bool index_out = p.op == abi::kReduce_argmax || p.op == abi::kReduce_argmin ||
+                         p.op == abi::kReduce_count_nonzero;
+  if (index_out && out != DType::kInt64) bad("writes int64, not " + std::string(dtype_name(out)));
+  const Cls cls = acc == DType::kFloat64 ? Cls::D
+                  : acc == DType::kInt64 ? Cls::L
+                  : is_floating(acc)     ? Cls::F
+                                         : Cls::I;
+  if ((cls == Cls::F || cls == Cls::D) != is_floating(in))
+    bad("accumulates " + std::string(dtype_name(in)) + " in " + std::string(dtype_name(acc)));
+  const bool float_op = p.op == abi::kReduce_mean || p.op == abi::kReduce_var ||
+                        p.op == abi::kReduce_std || p.op == abi::kReduce_norm ||
+                        p.op == abi::kReduce_logsumexp;
+  if (float_op && !is_floating(acc)) bad("needs a floating accumulate dtype");
+  // Index and count outputs are written as raw 64-bit words: only values need the types.
+  bool f64 = false, i64 = false, f16 = false;
+  for (DType t : {in, acc, index_out ? in : out}) {
+    f64 |= t == DType::kFloat64;
+    i64 |= t == DType::kInt64;
+    f16 |= t == DType::kFloat16;
+  }
+  auto refuse = [&](const char* cap, const std::string& why) {
+    throw Unsupported(op, ctx.name, cap, where + ": " + why + "; refused.");
+  };
+  const auto& f = ctx.features;
+  if (f64 && !f.fp64) refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
+  if (i64 && !f.int64) refuse("int64", "int64 needs shaderInt64, which this device lacks");
+  if (f16 && !f.fp16) refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
+  if (rows > INT32_MAX || len > INT32_MAX || rows * len > INT32_MAX)
+    refuse("max_elements", std::to_string(rows) + " rows of " + std::to_string(len) +
+                               " elements exceed the 2^31 - 1 the 32-bit index path supports");
+
+  // Every view inside its buffer, every buffer inside one binding.
+  auto check = [&](std::size_t b, DType t, std::int64_t offset, std::int64_t last,
+                   const char* label) {
+    const DeviceMemory& m = launch.buffers[b].memory;
+    if (!m) bad(std::string(label) + " has no buffer");
+    if (offset < 0 || std::uint64_t(last + 1) * dtype_size(t) > m.bytes)
+      bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
+          std::to_string(m.bytes) + "-byte buffer");
+    if (m.bytes > f.max_storage_buffer_range)
+      refuse("maxStorageBufferRange", "a " + std::to_string(m.bytes) +
+                                          "-byte operand exceeds maxStorageBufferRange (" +
+                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+  };
+  auto reach = [&](std::int64_t offset, const std::int64_t* sizes, const std::int64_t* strides,
+                   int n) {
+    for (int d = 0; d < n; ++d) {
+      if (strides[d] < 0) bad("negative stride");
+      if (sizes[d] > 0) offset += (sizes[d] - 1) * strides[d];
+    }
+    return offset;
+  };
+  check(0, out, p.out_offset, reach(p.out_offset, p.out_sizes, p.out_strides, p.out_ndim),
+        "the output");
+  if (len > 0)
+    check(1, in, p.in_offset,
+          reach(reach(p.in_offset, p.out_sizes, p.in_kept_strides, p.out_ndim), p.red_sizes,
+                p.in_red_strides, p.red_ndim),
+          "the input");
+  if (with_index)
+    check(2, DType::kInt64, p.index_offset,
+          reach(p.index_offset, p.out_sizes, p.index_strides, p.out_ndim), "the index output");
+
+  GpuParams g{};
+  const std::int64_t* kept_strides[3] = {p.in_kept_strides, p.out_strides, p.index_strides};
+  const Dims kept = fold_dims(p.out_ndim, p.out_sizes, kept_strides, with_index ? 3 : 2);
+  const std::int64_t* red_strides[1] = {p.in_red_strides};
+  Dims red = fold_dims(p.red_ndim, p.red_sizes, red_strides, 1);
+  if (red.n == 0) {  // a row of one element (or none)
+    red.n = 1;
+    red.size[0] = len;
+    red.stride[0][0] = 0;
+  }
+  for (int d = 0; d < kept.n; ++d) {
+    g.out_sizes[d] = std::uint32_t(kept.size[d]);
+    g.in_kept[d] = std::uint32_t(kept.stride[0][d]);
+    g.out_strides[d] = std::uint32_t(kept.stride[1][d]);
+    g.idx_strides[d] = with_index ? std::uint32_t(kept.stride[2][d]) : 0u;
+  }
+  for (int d = 0; d < red.n; ++d) {
+    g.red_sizes[d] = std::uint32_t(red.size[d]);
+    g.in_red[d] = std::uint32_t(red.stride[0][d]);
+  }
+
+  // Lanes per row: the wrapper's row_tile as a power of two within the workgroup, and no
+  // more lanes than elements, so many short rows keep every invocation busy.
+  const std::uint32_t wg = dev.workgroup_size();
+  std::uint32_t tile = 1;
+  while (tile * 2 <= std::uint32_t(std::max(p.row_tile, 1)) && tile * 2 <= wg &&
+         std::int64_t(tile) * 2 <= len)
+    tile *= 2;
+  const std::uint64_t rows_per_group = wg / tile;
+  const std::uint64_t wanted = (std::uint64_t(rows) + rows_per_group - 1) / rows_per_group;
+  const std::uint64_t groups = std::min<std::uint64_t>({wanted, f.max_workgroup_count_x, 1u << 16});
+  const std::uint64_t step = groups * rows_per_group;
+  g.head[0] = std::uint32_t(rows);
+  g.head[1] = std::uint32_t(len);
+  g.head[2] = std::uint32_t(kept.n);
+  g.head[3] = std::uint32_t(red.n);
+  g.grid[0] = tile;
+  g.grid[1] = std::uint32_t(step);
+  g.grid[2] = std::uint32_t((std::uint64_t(rows) + step - 1) / step);
+  g.grid[3] = std::uint32_t(red.stride[0][0]);
+  g.offsets[0] = std::uint32_t(p.in_offset);
+  g.offsets[1] = std::uint32_t(p.out_offset);
+  g.offsets[2] = std::uint32_t(p.index_offset);
+  const double pn = p.attr, denom = std::max(0.0, double(len) - p.attr);
+  g.attr[0] = lo32(pn);
+  g.attr[1] = hi32(pn);
+  g.attr[2] = f32_bits(pn);
+  g.attr[3] = f32_bits(1.0 / pn);
+  g.attr2[0] = lo32(1.0 / pn);
+  g.attr2[1] = hi32(1.0 / pn);
+  g.attr2[2] = lo32(denom);
+  g.attr2[3] = hi32(denom);
+  g.attr3[0] = f32_bits(denom);
+  const std::uint32_t norm_kind = pn == 0          ? 0
+                                  : pn == 1        ? 1
+                                  : pn == 2        ? 2
+                                  : std::isinf(pn) ? (pn > 0 ? 3 : 4)
+                                                   : 5;
+
+  const std::uint32_t spec[] = {wg,
+                                std::uint32_t(p.op),
+                                std::uint32_t(acc),
+                                std::uint32_t(in),
+                                std::uint32_t(out),
+                                p.op == abi::kReduce_norm ? norm_kind : 2u};
+  static constexpr const char* kClassNames[] = {"f", "i", "d", "l"};
+  const std::string module =
+      std::string("reduce_") + kClassNames[int(cls)] + (f64 ? "_f64" : "") + (i64 ? "_i64" : "");
+  DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true}, {launch.buffers[1].memory, false}};
+  if (with_index) bufs[2] = {launch.buffers[2].memory, true};
+  Dispatch d;
+  d.module = module;
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = std::span<const DispatchBuffer>(bufs, with_index ? 3 : 2);
+  d.groups[0] = std::uint32_t(groups);
+  dev.record(d);
+}
+
+}  // namespace
+
+NBX_VK_KERNEL("reduce", launch_reduce);
+
+}  // namespace nbx::vulkan

@@ -1,0 +1,372 @@
+#version 450
+// Kernel family "reduce" (nbx::abi::ReduceParams, op codes core/reduce_op_list.inc,
+// semantics backends/host/host_reduce.cpp; kernels/gpu/reduce_kernels.cu is the same
+// algorithm for CUDA/HIP).
+//
+// TILE lanes of a workgroup (a power of two, at most the workgroup) reduce one row: lane l
+// folds the elements k = l, l + TILE, ... into a state, then the lanes combine states
+// through a shared-memory tree in a fixed order, so results are deterministic and the same
+// on every subgroup size. A workgroup holds WG / TILE rows; the grid loops over rows with a
+// uniform trip count so that every barrier is reached by the whole workgroup.
+//
+// Built once per accumulate class (NBX_CLS_F float32 for float16/bfloat16/float32,
+// NBX_CLS_D float64, NBX_CLS_I int32 for bool..int32, NBX_CLS_L int64); op, dtypes and the
+// norm order's kind are specialization constants. Float sums are compensated (TwoSum, as
+// kernels/gpu/compensated_sum.cuh): compensation stops once the sum is inf or NaN.
+// Indices, counts and offsets are 32-bit: the backend refuses rows past 2^31 - 1 elements
+// and buffers past maxStorageBufferRange.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+#if NBX_I64
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
+
+#include "nbx_vk_codes.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const int OP = 0;
+layout(constant_id = 2) const int CDT = DT_FLOAT32;  // accumulate dtype
+layout(constant_id = 3) const int IDT = DT_FLOAT32;
+layout(constant_id = 4) const int ODT = DT_FLOAT32;
+layout(constant_id = 5) const int NORM_KIND = 2;  // p: 0 → 0, 1 → 1, 2 → 2, 3 → +inf, 4 → -inf, 5 other
+
+// core/reduce_op_list.inc (kernel ABI codes, never renumbered).
+const int R_SUM = 0, R_PROD = 1, R_MEAN = 2, R_AMAX = 3, R_AMIN = 4, R_ARGMAX = 5,
+          R_ARGMIN = 6, R_MAX_IDX = 7, R_MIN_IDX = 8, R_VAR = 9, R_STD = 10, R_NORM = 11,
+          R_LSE = 12, R_ANY = 13, R_ALL = 14, R_COUNT = 15;
+
+layout(std140, set = 0, binding = 0) uniform Params {
+  uvec4 head;           // x rows, y row_len, z kept dims, w reduced dims
+  uvec4 grid;           // x TILE, y rows per grid step, z rounds, w reduced stride (1 dim)
+  uvec4 offsets;        // x input, y output, z index output
+  uvec4 out_sizes[2];   // [d / 4][d % 4]
+  uvec4 red_sizes[2];
+  uvec4 in_kept[2];     // input strides along the kept dims
+  uvec4 in_red[2];      // input strides along the reduced dims
+  uvec4 out_strides[2];
+  uvec4 idx_strides[2];
+  uvec4 attr;           // xy p (float64 bits), z p (float32), w 1/p (float32)
+  uvec4 attr2;          // xy 1/p (float64 bits), zw denominator of var (float64 bits)
+  uvec4 attr3;          // x denominator of var (float32)
+} P;
+
+#define NBX_BUFFER(B, Q, N)                                                       \
+  layout(set = 0, binding = B) Q buffer N##_b8 { uint8_t v[]; } N##_u8;            \
+  layout(set = 0, binding = B) Q buffer N##_b16 { uint16_t v[]; } N##_u16;         \
+  layout(set = 0, binding = B) Q buffer N##_b32 { uint v[]; } N##_u32;             \
+  layout(set = 0, binding = B) Q buffer N##_b64 { uvec2 v[]; } N##_u64;
+
+NBX_BUFFER(1, writeonly, bo)
+NBX_BUFFER(2, readonly, bi)
+layout(set = 0, binding = 3) writeonly buffer Idx { uvec2 v[]; } bx;
+
+#define kNaN uintBitsToFloat(0x7fc00000u)
+#define kInf uintBitsToFloat(0x7f800000u)
+
+#if NBX_F64
+#include "vk_math64.glsl"
+#endif
+#if NBX_CLS_F
+#include "vk_math.glsl"
+#endif
+#include "vk_codec.glsl"
+
+// ---- the accumulate class ----
+#if NBX_CLS_F
+#define C float
+#define C0 0.0
+#define C1 1.0
+C dec(uvec2 r) { return nbx_decF(IDT, r); }
+uvec2 enc(C v) { return nbx_encF(ODT, v); }
+bool finite_c(C x) { return !isnan(x) && !isinf(x); }
+bool nan_c(C x) { return isnan(x); }
+#elif NBX_CLS_D
+#define C double
+#define C0 0.0LF
+#define C1 1.0LF
+C dec(uvec2 r) { return nbx_decD(IDT, r); }
+uvec2 enc(C v) { return nbx_encD(ODT, v); }
+bool finite_c(C x) { return !isnan(x) && !isinf(x); }
+bool nan_c(C x) { return isnan(x); }
+#elif NBX_CLS_I
+#define C int
+#define C0 0
+#define C1 1
+C dec(uvec2 r) { return nbx_decI(IDT, r); }
+uvec2 enc(C v) { return nbx_encI(ODT, v); }
+bool finite_c(C x) { return true; }
+bool nan_c(C x) { return false; }
+#elif NBX_CLS_L
+#define C int64_t
+#define C0 0l
+#define C1 1l
+C dec(uvec2 r) { return nbx_decL(IDT, r); }
+uvec2 enc(C v) { return nbx_encL(ODT, v); }
+bool finite_c(C x) { return true; }
+bool nan_c(C x) { return false; }
+#else
+#error "define one of NBX_CLS_F, NBX_CLS_D, NBX_CLS_I, NBX_CLS_L"
+#endif
+
+#if NBX_CLS_F || NBX_CLS_D
+const bool kFloat = true;
+#else
+const bool kFloat = false;
+#endif
+
+// Everything a reduction carries: the value, the compensation of a float sum, and the
+// index of an extreme (-1: an empty partial) or a count.
+struct State {
+  C v;
+  C comp;
+  int idx;
+};
+
+shared C sh_v[gl_WorkGroupSize.x];
+shared C sh_c[gl_WorkGroupSize.x];
+shared int sh_i[gl_WorkGroupSize.x];
+
+void add_comp(inout State a, C x, C xc) {
+#if NBX_CLS_F || NBX_CLS_D
+  precise C s = a.v + x;
+  precise C bb = s - a.v;
+  precise C err = (a.v - (s - bb)) + (x - bb);
+  if (finite_c(s)) a.comp = a.comp + (xc + err);
+  a.v = s;
+#else
+  a.v = a.v + x;  // wraps like two's complement, as the host's uint64 sum
+#endif
+}
+
+C total(State s) {
+  if (kFloat) return finite_c(s.v) ? s.v + s.comp : s.v;
+  return s.v;
+}
+
+bool want_max() { return OP == R_AMAX || OP == R_ARGMAX || OP == R_MAX_IDX; }
+bool extreme_op() { return OP >= R_AMAX && OP <= R_MIN_IDX; }
+bool inf_norm() { return OP == R_NORM && (NORM_KIND == 3 || NORM_KIND == 4); }
+
+State identity() {
+  State s = State(C0, C0, -1);
+  if (OP == R_PROD || OP == R_ALL) s.v = C1;
+  if (OP == R_COUNT) s.idx = 0;
+#if NBX_CLS_F || NBX_CLS_D
+  if (OP == R_NORM && NORM_KIND == 4) s.v = C(kInf);
+  if (OP == R_LSE) s.v = C(-kInf);
+#endif
+  return s;
+}
+
+// The first NaN wins; otherwise the larger (smaller) value, then the smaller index.
+bool better_extreme(C v, int i, C bv, int bi) {
+  if (bi < 0) return i >= 0;
+  if (i < 0) return false;
+  bool vn = nan_c(v), bn = nan_c(bv);
+  if (vn || bn) return vn && (!bn || i < bi);
+  if (v == bv) return i < bi;
+  return want_max() ? v > bv : v < bv;
+}
+
+// NaN propagates; else the larger (`larger`) or smaller value.
+C pick(C a, C b, bool larger) {
+  if (nan_c(a)) return a;
+  if (nan_c(b)) return b;
+  return (larger == (b > a)) ? b : a;
+}
+
+// Combines b into a. `sum_pass` is the second pass of var/std/logsumexp (a plain sum).
+State combine(State a, State b, bool sum_pass) {
+  if (sum_pass || OP == R_SUM || OP == R_MEAN || OP == R_VAR || OP == R_STD ||
+      (OP == R_NORM && !inf_norm())) {
+    add_comp(a, b.v, b.comp);
+  } else if (OP == R_PROD) {
+    a.v = a.v * b.v;  // int64 products wrap, as the host's uint64 product
+  } else if (extreme_op()) {
+    if (better_extreme(b.v, b.idx, a.v, a.idx)) a = b;
+  } else if (OP == R_NORM) {
+    a.v = pick(a.v, b.v, NORM_KIND == 3);
+  } else if (OP == R_LSE) {
+    a.v = pick(a.v, b.v, true);  // pass 1: the maximum
+  } else if (OP == R_ANY) {
+    a.v = (a.v != C0 || b.v != C0) ? C1 : C0;
+  } else if (OP == R_ALL) {
+    a.v = (a.v != C0 && b.v != C0) ? C1 : C0;
+  } else {  // count_nonzero: the count is exact in idx
+    a.idx += b.idx;
+  }
+  return a;
+}
+
+// One element x at row position k folded into a lane's state.
+State fold(State s, C x, int k) {
+  State e = State(x, C0, k);
+  if (OP == R_ANY || OP == R_ALL) {
+    e.v = x != C0 ? C1 : C0;  // NaN is true
+  } else if (OP == R_COUNT) {
+    e.idx = x != C0 ? 1 : 0;
+  } else if (OP == R_NORM) {
+#if NBX_CLS_F || NBX_CLS_D
+    C a = abs(x);
+    if (NORM_KIND == 0) e.v = a != C0 ? C1 : C0;
+    else if (NORM_KIND == 2) e.v = a * a;
+    else if (NORM_KIND == 5) {
+#if NBX_CLS_F
+      e.v = nbx_pow(a, uintBitsToFloat(P.attr.z));
+#else
+      e.v = nbx_pow_d(a, packDouble2x32(P.attr.xy));
+#endif
+    } else e.v = isnan(x) ? x : a;  // p = 1, ±inf
+#endif
+  }
+  return combine(s, e, false);
+}
+
+uint dim4(uvec4 a[2], int d) { return a[d >> 2][d & 3]; }
+
+// The row's base offset in the input, and the output/index offsets, of kept position r.
+uvec3 row_offsets(uint r) {
+  uvec3 o = uvec3(P.offsets.x, P.offsets.y, P.offsets.z);
+  for (int d = int(P.head.z) - 1; d >= 0; --d) {
+    uint n = dim4(P.out_sizes, d);
+    uint c = r % n;
+    r /= n;
+    o += c * uvec3(dim4(P.in_kept, d), dim4(P.out_strides, d), dim4(P.idx_strides, d));
+  }
+  return o;
+}
+
+C element(uint base, uint k) {
+  uint off = base;
+  if (P.head.w == 1u) {
+    off += k * P.grid.w;
+  } else {
+    for (int d = int(P.head.w) - 1; d >= 0; --d) {
+      uint n = dim4(P.red_sizes, d);
+      off += (k % n) * dim4(P.in_red, d);
+      k /= n;
+    }
+  }
+  int s = nbx_esize(IDT);
+  uvec2 r = s == 1 ? uvec2(uint(bi_u8.v[off]), 0u)
+          : s == 2 ? uvec2(uint(bi_u16.v[off]), 0u)
+          : s == 4 ? uvec2(bi_u32.v[off], 0u) : bi_u64.v[off];
+  return dec(r);
+}
+
+// The lanes of each row combine their states; every invocation gets its row's result.
+State group_reduce(State s, bool sum_pass) {
+  const uint t = gl_LocalInvocationID.x, tile = P.grid.x, lane = t & (tile - 1u);
+  sh_v[t] = s.v;
+  sh_c[t] = s.comp;
+  sh_i[t] = s.idx;
+  barrier();
+  for (uint half_ = tile >> 1; half_ > 0u; half_ >>= 1) {
+    if (lane < half_) {
+      State a = State(sh_v[t], sh_c[t], sh_i[t]);
+      State b = State(sh_v[t + half_], sh_c[t + half_], sh_i[t + half_]);
+      a = combine(a, b, sum_pass);
+      sh_v[t] = a.v;
+      sh_c[t] = a.comp;
+      sh_i[t] = a.idx;
+    }
+    barrier();
+  }
+  State r = State(sh_v[t - lane], sh_c[t - lane], sh_i[t - lane]);
+  barrier();  // the arrays are reused by the next pass
+  return r;
+}
+
+// x / n where n may be 0 (an empty row, a correction ≥ n): the IEEE quotient, which some
+// drivers do not give for a zero divisor.
+C quotient(C x, C n) {
+#if NBX_CLS_F || NBX_CLS_D
+  if (n == C0) return (isnan(x) || x == C0) ? C(kNaN) : x > C0 ? C(kInf) : C(-kInf);
+#endif
+  return x / n;
+}
+
+void store_out(uint off, uvec2 bits) {
+  int s = nbx_esize(ODT);
+  if (s == 1) bo_u8.v[off] = uint8_t(bits.x);
+  else if (s == 2) bo_u16.v[off] = uint16_t(bits.x);
+  else if (s == 4) bo_u32.v[off] = bits.x;
+  else bo_u64.v[off] = bits;
+}
+
+uvec2 int64_bits(int v) { return uvec2(uint(v), v < 0 ? 0xffffffffu : 0u); }
+
+void main() {
+  const uint tile = P.grid.x, lane = gl_LocalInvocationID.x & (tile - 1u);
+  const uint row_len = P.head.y;
+  const uint first_row = gl_WorkGroupID.x * (gl_WorkGroupSize.x / tile) +
+                         gl_LocalInvocationID.x / tile;
+  for (uint round_ = 0u; round_ < P.grid.z; ++round_) {
+    const uint row = first_row + round_ * P.grid.y;
+    const bool live = row < P.head.x;
+    const uvec3 o = row_offsets(live ? row : 0u);
+    State s = identity();
+    if (live)
+      for (uint k = lane; k < row_len; k += tile) s = fold(s, element(o.x, k), int(k));
+    s = group_reduce(s, false);
+#if NBX_CLS_F || NBX_CLS_D
+    // Second passes: var/std sum squared deviations from the mean (two passes, as the
+    // host); logsumexp sums exp(x - max), shifted by the maximum unless it is infinite.
+    if (OP == R_VAR || OP == R_STD || OP == R_LSE) {
+      const bool lse = OP == R_LSE;
+      const C m = lse ? s.v : quotient(total(s), C(row_len));
+      const C shift = (lse && isinf(m)) ? C0 : m;
+      State t = State(C0, C0, -1);
+      if (live)
+        for (uint k = lane; k < row_len; k += tile) {
+          precise C d = element(o.x, k) - shift;
+#if NBX_CLS_F
+          add_comp(t, lse ? nbx_exp(d) : d * d, C0);
+#else
+          add_comp(t, lse ? nbx_exp_d(d) : d * d, C0);
+#endif
+        }
+      t = group_reduce(t, true);
+#if NBX_CLS_F
+      s.v = lse ? (isnan(m) ? m : nbx_log(total(t)) + shift) : total(t);
+#else
+      s.v = lse ? (isnan(m) ? m : nbx_log_d(total(t)) + shift) : total(t);
+#endif
+    }
+#endif
+    if (!live || lane != 0u) continue;
+    if (OP == R_ARGMAX || OP == R_ARGMIN) {
+      store_out(o.y, int64_bits(max(s.idx, 0)));
+    } else if (OP == R_MAX_IDX || OP == R_MIN_IDX) {
+      store_out(o.y, enc(s.v));
+      bx.v[o.z] = int64_bits(max(s.idx, 0));
+    } else if (OP == R_COUNT) {
+      store_out(o.y, int64_bits(s.idx < 0 ? 0 : s.idx));
+    } else if (OP == R_SUM) {
+      store_out(o.y, enc(total(s)));
+    } else if (OP == R_MEAN) {
+      store_out(o.y, enc(quotient(total(s), C(row_len))));
+#if NBX_CLS_F || NBX_CLS_D
+    } else if (OP == R_VAR || OP == R_STD) {
+#if NBX_CLS_F
+      C v = quotient(s.v, uintBitsToFloat(P.attr3.x));
+#else
+      C v = quotient(s.v, packDouble2x32(P.attr2.zw));
+#endif
+      store_out(o.y, enc(OP == R_STD ? sqrt(v) : v));
+    } else if (OP == R_NORM) {
+      C v = inf_norm() ? s.v : total(s);
+      if (NORM_KIND == 2) v = sqrt(v);
+#if NBX_CLS_F
+      if (NORM_KIND == 5) v = nbx_pow(v, uintBitsToFloat(P.attr.w));
+#else
+      if (NORM_KIND == 5) v = nbx_pow_d(v, packDouble2x32(P.attr2.xy));
+#endif
+      store_out(o.y, enc(v));
+#endif
+    } else {
+      store_out(o.y, enc(s.v));  // prod, amax, amin, logsumexp, any, all
+    }
+  }
+}
