@@ -77,14 +77,16 @@ vec2 two_prod(float a, float b) {
   precise float e = ((x.x * y.x - p) + x.x * y.y + x.y * y.x) + x.y * y.y;
   return vec2(p, e);
 }
-// (base.hi + base.lo) + sign * k * (d.hi + d.lo), k < 2^31, as a float32 pair.
+// (base.hi + base.lo) + sign * k * (d.hi + d.lo), k < 2^31, as a float32 pair: k splits
+// into two parts of at most 19 and 12 bits, so both products with d.hi are exact pairs.
 vec2 pair_axpy(vec2 base, vec2 d, uint k, float sign) {
   float kh = float(k & 0xfffff000u), kl = float(k & 0xfffu);  // both exact
-  vec2 p = two_prod(kh, d.x);
-  precise float cross = kh * d.y + kl * d.x + kl * d.y;
-  vec2 s = two_sum(base.x, sign * p.x);
-  precise float lo = s.y + base.y + sign * (p.y + cross);
-  return two_sum(s.x, lo);
+  vec2 p1 = two_prod(kh, d.x), p2 = two_prod(kl, d.x);
+  precise float small = (kh + kl) * d.y;
+  vec2 s = two_sum(base.x, sign * p1.x);
+  vec2 t = two_sum(s.x, sign * p2.x);
+  precise float lo = (s.y + t.y) + (base.y + sign * ((p1.y + p2.y) + small));
+  return two_sum(t.x, lo);
 }
 // The pair rounded as its exact sum would be for a float store, or truncated for an integer.
 uvec2 enc_pair(vec2 v) {
