@@ -335,6 +335,13 @@ bool run_call(const abi::MatmulParams& p, const Types& t, const Layout& la, cons
     const std::uint64_t ws = s.workspace_bytes;
     check(lt.pref_set(x.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
           "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)", device);
+    // Split-k partial sums stay in float32 for 16-bit outputs (INPLACE and OUTPUT_TYPE would
+    // round each partial to float16/bfloat16): the product accumulates in float32 end to end.
+    if (out_bytes == 2) {
+      const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+      check(lt.pref_set(x.pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask),
+            "cublasLtMatmulPreferenceSetAttribute(REDUCTION_SCHEME_MASK)", device);
+    }
     // The heuristic otherwise assumes 256-byte aligned matrices, which views need not be.
     const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> aligns[] = {
         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a},
