@@ -144,8 +144,10 @@ LtApi load() {
 }
 
 const LtApi& api() {
-  static const LtApi a = load();  // thread-safe, once per process
-  return a;
+  // Thread-safe, once per process, and never destroyed: devices closing during static
+  // destruction (the registry's) still release their handles through it.
+  static const LtApi* a = new LtApi(load());
+  return *a;
 }
 
 // Per device: the handle, the workspace and the heuristic's answers by problem.
