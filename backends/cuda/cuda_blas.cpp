@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -92,7 +93,12 @@ bool bind(void* lib, const char* name, F& fn, std::string& missing) {
   return fn != nullptr;
 }
 
+// Set when the process exits: devices closed by static destructors then leave cuBLASLt's
+// handles to the driver (the library's own teardown may already have run).
+std::atomic<bool> g_exiting{false};
+
 LtApi load() {
+  std::atexit([] { g_exiting = true; });
   LtApi a;
   std::string tried;
   void* lib = nullptr;
@@ -466,7 +472,7 @@ ElementwiseLaunchResult launch_matmul_vendor_blas(const abi::MatmulParams& p,
 }
 
 void release_vendor_blas(int device_index) {
-  if (!api().ok) return;
+  if (!api().ok || g_exiting) return;
   std::lock_guard lock(g_mutex);
   auto it = devices().find(device_index);
   if (it == devices().end()) return;
