@@ -18,6 +18,7 @@
 
 #include "bench/bench_elementwise.hpp"
 #include "bench/bench_rowops.hpp"
+#include "bench/bench_scan.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -40,7 +41,8 @@ int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool qu
               const std::string& json_path) {
   nbx::bench::RowOpsOptions o;
   if (quick) o.rows = 1024, o.cols = 1024, o.vocab_rows = 16, o.vocab = 128256;
-  const auto results = nbx::bench::run_rowops_suite(device, o, timer);
+  const auto results =
+      nbx::bench::with_scan_cases(nbx::bench::run_rowops_suite(device, o, timer), device, o, timer);
   std::cout << device.display_name() << ", timer: " << timer.name() << "\n";
   std::cout << std::left << std::setw(36) << "case" << std::setw(16) << "shape" << std::right
             << std::setw(10) << "ms" << std::setw(10) << "GB/s\n";

@@ -70,6 +70,12 @@ def main():
         del x
         torch.cuda.empty_cache()
 
+    x = random_nonzero((rows, cols), torch.float32, 11)
+    case("cumsum_rows_f32", x, x.numel() * 4, lambda: torch.cumsum(x, -1))
+    x = random_nonzero((1, rows * cols // 8), torch.float32, 12)
+    case("cumsum_long_f32", x, x.numel() * 4, lambda: torch.cumsum(x, -1))
+    del x
+
     for r in results:
         print(f"{r['name']:36s}{r['shape']:16s}{r['median_ms']:10.3f}{r['gbps']:10.0f}")
     if args.json:
