@@ -30,8 +30,19 @@ struct GpuParams {
   std::uint32_t offsets[4];
   std::uint32_t out_sizes[8], red_sizes[8], in_kept[8], in_red[8], out_strides[8], idx_strides[8];
   std::uint32_t attr[4], attr2[4], attr3[4];
+  std::uint32_t split[4];  // chunks per row, chunk length, work items
 };
-static_assert(sizeof(GpuParams) == 288);
+static_assert(sizeof(GpuParams) == 304);
+
+// Lanes per row: `want` as a power of two within the workgroup, and no more lanes than
+// elements, so many short rows keep every invocation busy.
+std::uint32_t lanes_for(std::int64_t want, std::uint32_t wg, std::int64_t len) {
+  std::uint32_t tile = 1;
+  while (tile * 2 <= std::uint32_t(std::max<std::int64_t>(want, 1)) && tile * 2 <= wg &&
+         std::int64_t(tile) * 2 <= len)
+    tile *= 2;
+  return tile;
+}
 
 // Dims after folding: sizes and one stride array per operand walked along them.
 struct Dims {
@@ -200,24 +211,11 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
     g.in_red[d] = std::uint32_t(red.stride[0][d]);
   }
 
-  // Lanes per row: the wrapper's row_tile as a power of two within the workgroup, and no
-  // more lanes than elements, so many short rows keep every invocation busy.
   const std::uint32_t wg = dev.workgroup_size();
-  std::uint32_t tile = 1;
-  while (tile * 2 <= std::uint32_t(std::max(p.row_tile, 1)) && tile * 2 <= wg &&
-         std::int64_t(tile) * 2 <= len)
-    tile *= 2;
-  const std::uint64_t rows_per_group = wg / tile;
-  const std::uint64_t wanted = (std::uint64_t(rows) + rows_per_group - 1) / rows_per_group;
-  const std::uint64_t groups = std::min<std::uint64_t>({wanted, f.max_workgroup_count_x, 1u << 16});
-  const std::uint64_t step = groups * rows_per_group;
   g.head[0] = std::uint32_t(rows);
   g.head[1] = std::uint32_t(len);
   g.head[2] = std::uint32_t(kept.n);
   g.head[3] = std::uint32_t(red.n);
-  g.grid[0] = tile;
-  g.grid[1] = std::uint32_t(step);
-  g.grid[2] = std::uint32_t((std::uint64_t(rows) + step - 1) / step);
   g.grid[3] = std::uint32_t(red.stride[0][0]);
   g.offsets[0] = std::uint32_t(p.in_offset);
   g.offsets[1] = std::uint32_t(p.out_offset);
@@ -238,25 +236,70 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
                                   : std::isinf(pn) ? (pn > 0 ? 3 : 4)
                                                    : 5;
 
-  const std::uint32_t spec[] = {wg,
-                                std::uint32_t(p.op),
-                                std::uint32_t(acc),
-                                std::uint32_t(in),
-                                std::uint32_t(out),
-                                p.op == abi::kReduce_norm ? norm_kind : 2u};
+  std::uint32_t spec[] = {wg,
+                          std::uint32_t(p.op),
+                          std::uint32_t(acc),
+                          std::uint32_t(in),
+                          std::uint32_t(out),
+                          p.op == abi::kReduce_norm ? norm_kind : 2u,
+                          0};
   static constexpr const char* kClassNames[] = {"f", "i", "d", "l"};
   const std::string module =
       std::string("reduce_") + kClassNames[int(cls)] + (f64 ? "_f64" : "") + (i64 ? "_i64" : "");
-  DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true}, {launch.buffers[1].memory, false}};
-  if (with_index) bufs[2] = {launch.buffers[2].memory, true};
-  Dispatch d;
-  d.module = module;
-  d.spec = spec;
-  d.params = &g;
-  d.param_bytes = sizeof g;
-  d.buffers = std::span<const DispatchBuffer>(bufs, with_index ? 3 : 2);
-  d.groups[0] = std::uint32_t(groups);
-  dev.record(d);
+  // One dispatch of `stage` over `items` work items of `tile` lanes each.
+  auto dispatch = [&](std::uint32_t stage, std::uint32_t tile, std::uint64_t items,
+                      std::span<const DispatchBuffer> bufs) {
+    const std::uint64_t per_group = wg / tile;
+    const std::uint64_t groups = std::min<std::uint64_t>(
+        {(items + per_group - 1) / per_group, f.max_workgroup_count_x, 1u << 16});
+    const std::uint64_t step = groups * per_group;
+    g.grid[0] = tile;
+    g.grid[1] = std::uint32_t(step);
+    g.grid[2] = std::uint32_t((items + step - 1) / step);
+    g.split[2] = std::uint32_t(items);
+    spec[6] = stage;
+    Dispatch d;
+    d.module = module;
+    d.spec = spec;
+    d.params = &g;
+    d.param_bytes = sizeof g;
+    d.buffers = bufs;
+    d.groups[0] = std::uint32_t(groups);
+    dev.record(d);
+  };
+  const DeviceMemory out_mem = launch.buffers[0].memory, in_mem = launch.buffers[1].memory;
+  const DeviceMemory idx_mem = with_index ? launch.buffers[2].memory : DeviceMemory{};
+
+  // Few long rows: a workgroup per row would leave most of a GPU idle (one SM of the
+  // H200's 132), so each row is split into chunks of at least 4 elements per lane over
+  // ~1024 workgroups, and a second dispatch combines the chunks' partial states. var, std
+  // and logsumexp make two passes over the row and stay in one dispatch.
+  const bool two_pass =
+      p.op == abi::kReduce_var || p.op == abi::kReduce_std || p.op == abi::kReduce_logsumexp;
+  const std::uint32_t row_lanes = lanes_for(p.row_tile, wg, len);
+  const std::int64_t one_pass_groups = (rows * row_lanes + wg - 1) / wg;
+  const std::int64_t min_chunk = 4 * std::int64_t(wg);
+  if (!two_pass && one_pass_groups < 128 && len >= 2 * min_chunk) {
+    std::int64_t splits = std::clamp<std::int64_t>(1024 / rows, 2, len / min_chunk);
+    const std::int64_t chunk = (len + splits - 1) / splits;
+    splits = (len + chunk - 1) / chunk;
+    g.split[0] = std::uint32_t(splits);
+    g.split[1] = std::uint32_t(chunk);
+    // The scratch's range is freed now but reused only by later commands, which the
+    // hazard tracker orders after these two dispatches (as any freed tensor's).
+    const DeviceMemory scratch = dev.allocate(std::size_t(rows * splits) * 32);
+    const DispatchBuffer partial[4] = {{}, {in_mem, false}, {}, {scratch, true}};
+    dispatch(1, wg, std::uint64_t(rows * splits), partial);
+    const DispatchBuffer final_[4] = {{out_mem, true}, {}, {idx_mem, true}, {scratch, false}};
+    dispatch(2, lanes_for(splits, wg, splits), std::uint64_t(rows), final_);
+    dev.free(scratch);
+    return;
+  }
+  g.split[0] = 1;
+  g.split[1] = std::uint32_t(len);
+  const DispatchBuffer bufs[3] = {{out_mem, true}, {in_mem, false}, {idx_mem, true}};
+  dispatch(0, row_lanes, std::uint64_t(rows),
+           std::span<const DispatchBuffer>(bufs, with_index ? 3 : 2));
 }
 
 }  // namespace

@@ -30,6 +30,10 @@ layout(constant_id = 2) const int CDT = DT_FLOAT32;  // accumulate dtype
 layout(constant_id = 3) const int IDT = DT_FLOAT32;
 layout(constant_id = 4) const int ODT = DT_FLOAT32;
 layout(constant_id = 5) const int NORM_KIND = 2;  // p: 0 → 0, 1 → 1, 2 → 2, 3 → +inf, 4 → -inf, 5 other
+// 0: one pass. Long rows with few of them split over workgroups in two dispatches:
+// 1 reduces chunk c of row r into partial state r * splits + c of the scratch buffer,
+// 2 combines each row's partial states (in chunk order, so results stay deterministic).
+layout(constant_id = 6) const int STAGE = 0;
 
 // core/reduce_op_list.inc (kernel ABI codes, never renumbered).
 const int R_SUM = 0, R_PROD = 1, R_MEAN = 2, R_AMAX = 3, R_AMIN = 4, R_ARGMAX = 5,
@@ -49,6 +53,7 @@ layout(std140, set = 0, binding = 0) uniform Params {
   uvec4 attr;           // xy p (float64 bits), z p (float32), w 1/p (float32)
   uvec4 attr2;          // xy 1/p (float64 bits), zw denominator of var (float64 bits)
   uvec4 attr3;          // x denominator of var (float32)
+  uvec4 split;          // x chunks per row, y chunk length, z work items (rows * chunks)
 } P;
 
 #define NBX_BUFFER(B, Q, N)                                                       \
@@ -60,6 +65,8 @@ layout(std140, set = 0, binding = 0) uniform Params {
 NBX_BUFFER(1, writeonly, bo)
 NBX_BUFFER(2, readonly, bi)
 layout(set = 0, binding = 3) writeonly buffer Idx { uvec2 v[]; } bx;
+// Partial states of stages 1 and 2: [2i] value and compensation bits, [2i + 1].x the index.
+layout(set = 0, binding = 4) buffer Scratch { uvec4 v[]; } scratch;
 
 #define kNaN uintBitsToFloat(0x7fc00000u)
 #define kInf uintBitsToFloat(0x7f800000u)
@@ -81,6 +88,8 @@ C dec(uvec2 r) { return nbx_decF(IDT, r); }
 uvec2 enc(C v) { return nbx_encF(ODT, v); }
 bool finite_c(C x) { return !isnan(x) && !isinf(x); }
 bool nan_c(C x) { return isnan(x); }
+uvec2 bits_of(C x) { return uvec2(floatBitsToUint(x), 0u); }
+C from_bits(uvec2 b) { return uintBitsToFloat(b.x); }
 #elif NBX_CLS_D
 #define C double
 #define C0 0.0LF
@@ -89,6 +98,8 @@ C dec(uvec2 r) { return nbx_decD(IDT, r); }
 uvec2 enc(C v) { return nbx_encD(ODT, v); }
 bool finite_c(C x) { return !isnan(x) && !isinf(x); }
 bool nan_c(C x) { return isnan(x); }
+uvec2 bits_of(C x) { return unpackDouble2x32(x); }
+C from_bits(uvec2 b) { return packDouble2x32(b); }
 #elif NBX_CLS_I
 #define C int
 #define C0 0
@@ -97,6 +108,8 @@ C dec(uvec2 r) { return nbx_decI(IDT, r); }
 uvec2 enc(C v) { return nbx_encI(ODT, v); }
 bool finite_c(C x) { return true; }
 bool nan_c(C x) { return false; }
+uvec2 bits_of(C x) { return uvec2(uint(x), 0u); }
+C from_bits(uvec2 b) { return int(b.x); }
 #elif NBX_CLS_L
 #define C int64_t
 #define C0 0l
@@ -105,6 +118,8 @@ C dec(uvec2 r) { return nbx_decL(IDT, r); }
 uvec2 enc(C v) { return nbx_encL(ODT, v); }
 bool finite_c(C x) { return true; }
 bool nan_c(C x) { return false; }
+uvec2 bits_of(C x) { return unpack32(uint64_t(x)); }
+C from_bits(uvec2 b) { return int64_t(pack64(b)); }
 #else
 #error "define one of NBX_CLS_F, NBX_CLS_D, NBX_CLS_I, NBX_CLS_L"
 #endif
@@ -299,21 +314,39 @@ uvec2 int64_bits(int v) { return uvec2(uint(v), v < 0 ? 0xffffffffu : 0u); }
 
 void main() {
   const uint tile = P.grid.x, lane = gl_LocalInvocationID.x & (tile - 1u);
-  const uint row_len = P.head.y;
-  const uint first_row = gl_WorkGroupID.x * (gl_WorkGroupSize.x / tile) +
-                         gl_LocalInvocationID.x / tile;
+  const uint row_len = P.head.y, splits = P.split.x;
+  const uint first_item = gl_WorkGroupID.x * (gl_WorkGroupSize.x / tile) +
+                          gl_LocalInvocationID.x / tile;
   for (uint round_ = 0u; round_ < P.grid.z; ++round_) {
-    const uint row = first_row + round_ * P.grid.y;
-    const bool live = row < P.head.x;
-    const uvec3 o = row_offsets(live ? row : 0u);
+    // A work item is a row (stages 0, 2) or one chunk of a row (stage 1).
+    const uint item = first_item + round_ * P.grid.y;
+    const bool live = item < P.split.z;
+    const uint row = live ? (STAGE == 1 ? item / splits : item) : 0u;
+    const uvec3 o = row_offsets(row);
     State s = identity();
-    if (live)
-      for (uint k = lane; k < row_len; k += tile) s = fold(s, element(o.x, k), int(k));
+    if (live && STAGE == 2) {
+      for (uint c = lane; c < splits; c += tile) {
+        const uint i = 2u * (row * splits + c);
+        const uvec4 vc = scratch.v[i];
+        s = combine(s, State(from_bits(vc.xy), from_bits(vc.zw), int(scratch.v[i + 1u].x)), false);
+      }
+    } else if (live) {
+      const uint k0 = STAGE == 1 ? (item % splits) * P.split.y : 0u;
+      const uint k1 = STAGE == 1 ? min(k0 + P.split.y, row_len) : row_len;
+      for (uint k = k0 + lane; k < k1; k += tile) s = fold(s, element(o.x, k), int(k));
+    }
     s = group_reduce(s, false);
+    if (STAGE == 1) {
+      if (live && lane == 0u) {
+        scratch.v[2u * item] = uvec4(bits_of(s.v), bits_of(s.comp));
+        scratch.v[2u * item + 1u] = uvec4(uint(s.idx), 0u, 0u, 0u);
+      }
+      continue;
+    }
 #if NBX_CLS_F || NBX_CLS_D
     // Second passes: var/std sum squared deviations from the mean (two passes, as the
     // host); logsumexp sums exp(x - max), shifted by the maximum unless it is infinite.
-    if (OP == R_VAR || OP == R_STD || OP == R_LSE) {
+    if (STAGE == 0 && (OP == R_VAR || OP == R_STD || OP == R_LSE)) {
       const bool lse = OP == R_LSE;
       const C m = lse ? s.v : quotient(total(s), C(row_len));
       const C shift = (lse && isinf(m)) ? C0 : m;
