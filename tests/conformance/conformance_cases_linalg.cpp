@@ -1,7 +1,13 @@
-// Matrix products (small shapes, k = 17 terms per output) and creation. Products: plain,
-// transposed operands (read through their strides), broadcast batches (stride 0), a
-// vector operand, an empty inner dim (zeros), NaN/±inf planted in rows of A. Creation has
-// no inputs: the call makes the tensor on the device it is given.
+// Matrix products and creation. Products (k terms per output): plain, transposed operands
+// (read through their strides), broadcast batches (stride 0), 1-d operands on either side,
+// an empty inner dim (zeros), NaN/±inf planted in rows of A, alpha/beta variations (integral
+// first, so integer dtypes run; fractional ones are InvalidArgument for integers on both
+// sides), beta 0 with a NaN addend, and a 129x257x65 product that crosses every tile edge
+// (full mode only; a 37x67x21 one in --quick). Creation has no inputs (the call makes the
+// tensor on the device it is given) except fill, triangles and contiguous copies.
+#include <cmath>
+#include <cstdint>
+
 #include "core/ops/creation.hpp"
 #include "core/ops/linalg.hpp"
 #include "tests/conformance/conformance_families.hpp"
@@ -31,15 +37,64 @@ FamilyCase product_case(std::string name, std::int64_t k, DType d, Rng& rng, con
 
 const View kT = [](const Tensor& t) { return t.transpose(-2, -1); };
 
+// The tile-crossing product: 129x257x65 is one past 128 and 64 and 256 = 8 × 32, so every
+// tile shape of plan_matmul has a partial tile in m, n and k. Full mode only; the quick
+// stand-in (37x67x21) crosses the 16- and 32-wide tiles.
+FamilyCase tile_edges(std::string name, DType d, Rng& r, const Device& dev, bool large, Binary op) {
+  const std::int64_t m = large ? 129 : 37, k = large ? 257 : 67, n = large ? 65 : 21;
+  FamilyCase c = product_case(std::move(name), k, d, r, dev, {{{m, k}}, {{k, n}}}, op);
+  c.growth = Growth::kWideSigned;
+  c.large = large;
+  return c;
+}
+
 std::vector<FamilyCase> matmul_cases(DType d, Rng& r, const Device& dev) {
   const Binary op = [](std::span<const Tensor> in) -> Outputs {
     return {ops::matmul(in[0], in[1])};
   };
-  return {product_case("mm", 17, d, r, dev, {{{5, 17}, {}, true}, {{17, 9}}}, op),
-          product_case("transposed", 17, d, r, dev, {{{17, 5}, kT}, {{9, 17}, kT}}, op),
-          product_case("batch-broadcast", 17, d, r, dev, {{{2, 1, 5, 17}}, {{3, 17, 9}}}, op),
-          product_case("vector-matrix", 17, d, r, dev, {{{17}}, {{17, 9}}}, op),
-          product_case("empty-k", 0, d, r, dev, {{{5, 0}}, {{0, 9}}}, op)};
+  std::vector<FamilyCase> v;
+  v.push_back(product_case("mm", 17, d, r, dev, {{{5, 17}, {}, true}, {{17, 9}}}, op));
+  v.push_back(product_case("transposed", 17, d, r, dev, {{{17, 5}, kT}, {{9, 17}, kT}}, op));
+  v.push_back(product_case("batch-broadcast", 17, d, r, dev, {{{2, 1, 5, 17}}, {{3, 17, 9}}}, op));
+  v.push_back(product_case("batch-broadcast-7", 7, d, r, dev, {{{2, 1, 5, 7}}, {{3, 7, 4}}}, op));
+  v.push_back(product_case("vector-matrix", 17, d, r, dev, {{{17}}, {{17, 9}}}, op));
+  v.push_back(product_case("matrix-vector", 17, d, r, dev, {{{5, 17}}, {{17}}}, op));
+  v.push_back(product_case("vector-vector", 17, d, r, dev, {{{17}}, {{17}}}, op));
+  v.push_back(product_case("vector-batched", 17, d, r, dev, {{{17}}, {{2, 17, 9}}}, op));
+  v.push_back(product_case("batched-vector", 17, d, r, dev, {{{2, 3, 5, 17}}, {{17}}}, op));
+  v.push_back(product_case("empty-k", 0, d, r, dev, {{{5, 0}}, {{0, 9}}}, op));
+  v.push_back(tile_edges("tile-edges-small", d, r, dev, false, op));
+  v.push_back(tile_edges("tile-edges-129x257x65", d, r, dev, true, op));
+  return v;
+}
+
+std::vector<FamilyCase> mm_cases(DType d, Rng& r, const Device& dev) {
+  const Binary op = [](std::span<const Tensor> in) -> Outputs { return {ops::mm(in[0], in[1])}; };
+  std::vector<FamilyCase> v;
+  v.push_back(product_case("contiguous", 17, d, r, dev, {{{5, 17}, {}, true}, {{17, 9}}}, op));
+  v.push_back(product_case("transposed", 17, d, r, dev, {{{17, 5}, kT}, {{9, 17}, kT}}, op));
+  v.push_back(product_case("empty-k", 0, d, r, dev, {{{5, 0}}, {{0, 9}}}, op));
+  v.push_back(tile_edges("tile-edges-small", d, r, dev, false, op));
+  v.push_back(tile_edges("tile-edges-129x257x65", d, r, dev, true, op));
+  return v;
+}
+
+const View kStep2 = [](const Tensor& t) { return t.slice(0, 1, t.size(0), 2); };
+
+std::vector<FamilyCase> mv_cases(DType d, Rng& r, const Device& dev) {
+  const Binary op = [](std::span<const Tensor> in) -> Outputs { return {ops::mv(in[0], in[1])}; };
+  return {product_case("contiguous", 17, d, r, dev, {{{5, 17}, {}, true}, {{17}}}, op),
+          product_case("transposed-matrix", 17, d, r, dev, {{{17, 5}, kT}, {{17}}}, op),
+          // Elements 1, 3, …, 33 of 35: an offset and a stride of 2.
+          product_case("strided-vector", 17, d, r, dev, {{{5, 17}}, {{35}, kStep2}}, op),
+          product_case("0-rows", 17, d, r, dev, {{{0, 17}}, {{17}}}, op)};
+}
+
+std::vector<FamilyCase> dot_cases(DType d, Rng& r, const Device& dev) {
+  const Binary op = [](std::span<const Tensor> in) -> Outputs { return {ops::dot(in[0], in[1])}; };
+  return {product_case("contiguous", 257, d, r, dev, {{{257}}, {{257}}}, op),
+          product_case("strided", 257, d, r, dev, {{{515}, kStep2}, {{257}}}, op),
+          product_case("empty", 0, d, r, dev, {{{0}}, {{0}}}, op)};
 }
 
 std::vector<FamilyCase> bmm_cases(DType d, Rng& r, const Device& dev) {
@@ -51,20 +106,74 @@ std::vector<FamilyCase> bmm_cases(DType d, Rng& r, const Device& dev) {
           product_case("0-size", 17, d, r, dev, {{{0, 5, 17}}, {{0, 17, 9}}}, op)};
 }
 
+// The add* ops' alpha/beta sets: integral, fractional (InvalidArgument for integer tensors
+// on both sides), and beta 0 with NaN/±inf in the addend, which must not be read.
+#define NBX_ADD_OPS(fn)                                                 \
+  const Binary op = [](std::span<const Tensor> in) -> Outputs {         \
+    return {ops::fn(in[0], in[1], in[2], 2, 3)};                        \
+  };                                                                    \
+  const Binary fractional = [](std::span<const Tensor> in) -> Outputs { \
+    return {ops::fn(in[0], in[1], in[2], -0.5, 1.5)};                   \
+  };                                                                    \
+  const Binary beta0 = [](std::span<const Tensor> in) -> Outputs {      \
+    return {ops::fn(in[0], in[1], in[2], 0, 1)};                        \
+  };                                                                    \
+  const Binary defaults = [](std::span<const Tensor> in) -> Outputs {   \
+    return {ops::fn(in[0], in[1], in[2])};                              \
+  }
+
 std::vector<FamilyCase> addmm_cases(DType d, Rng& r, const Device& dev) {
-  const Binary op = [](std::span<const Tensor> in) -> Outputs {
-    return {ops::addmm(in[0], in[1], in[2], 2, 3)};
-  };
-  // beta = 0: the addend is not read, so its NaN and ±inf must not reach the result.
-  const Binary beta0 = [](std::span<const Tensor> in) -> Outputs {
-    return {ops::addmm(in[0], in[1], in[2], 0, 1)};
-  };
+  NBX_ADD_OPS(addmm);
   return {
       product_case("broadcast-addend", 17, d, r, dev, {{{9}}, {{5, 17}, {}, true}, {{17, 9}}}, op),
       product_case("transposed", 17, d, r, dev, {{{5, 9}}, {{17, 5}, kT}, {{9, 17}, kT}}, op),
       product_case("beta0-nan-addend", 17, d, r, dev, {{{5, 9}, {}, true}, {{5, 17}}, {{17, 9}}},
-                   beta0)};
+                   beta0),
+      product_case("defaults", 17, d, r, dev, {{{5, 1}}, {{5, 17}}, {{17, 9}}}, defaults),
+      product_case("fractional", 17, d, r, dev, {{{5, 9}}, {{5, 17}}, {{17, 9}}}, fractional)};
 }
+
+std::vector<FamilyCase> baddbmm_cases(DType d, Rng& r, const Device& dev) {
+  NBX_ADD_OPS(baddbmm);
+  return {
+      product_case("broadcast-addend", 17, d, r, dev,
+                   {{{5, 9}}, {{3, 5, 17}, {}, true}, {{3, 17, 9}}}, op),
+      product_case("transposed", 17, d, r, dev, {{{3, 5, 9}}, {{3, 17, 5}, kT}, {{3, 9, 17}, kT}},
+                   op),
+      product_case("beta0-nan-addend", 17, d, r, dev,
+                   {{{3, 5, 9}, {}, true}, {{3, 5, 17}}, {{3, 17, 9}}}, beta0),
+      product_case("defaults", 17, d, r, dev, {{{1, 1, 9}}, {{2, 5, 17}}, {{2, 17, 9}}}, defaults),
+      product_case("fractional", 17, d, r, dev, {{{3, 5, 9}}, {{3, 5, 17}}, {{3, 17, 9}}},
+                   fractional),
+      product_case("0-batch", 17, d, r, dev, {{{0, 5, 9}}, {{0, 5, 17}}, {{0, 17, 9}}}, op)};
+}
+
+std::vector<FamilyCase> addmv_cases(DType d, Rng& r, const Device& dev) {
+  NBX_ADD_OPS(addmv);
+  return {
+      product_case("contiguous", 17, d, r, dev, {{{5}}, {{5, 17}, {}, true}, {{17}}}, op),
+      product_case("transposed-strided", 17, d, r, dev, {{{5}}, {{17, 5}, kT}, {{35}, kStep2}}, op),
+      // Rows 1-3 of a [4,7] with NaN, +inf and -inf planted, as one vector of 21.
+      product_case("beta0-nan-addend", 17, d, r, dev,
+                   {{{4, 7}, [](const Tensor& t) { return t.slice(0, 1, 4).flatten(); }, true},
+                    {{21, 17}},
+                    {{17}}},
+                   beta0),
+      product_case("broadcast-addend", 17, d, r, dev, {{{1}}, {{5, 17}}, {{17}}}, defaults),
+      product_case("fractional", 17, d, r, dev, {{{5}}, {{5, 17}}, {{17}}}, fractional)};
+}
+
+std::vector<FamilyCase> addr_cases(DType d, Rng& r, const Device& dev) {
+  NBX_ADD_OPS(addr);
+  // One product and the addend per element.
+  return {
+      product_case("contiguous", 2, d, r, dev, {{{5, 9}}, {{5}}, {{9}}}, op),
+      product_case("broadcast-addend", 2, d, r, dev, {{{9}}, {{5}}, {{9}}}, defaults),
+      product_case("strided-vectors", 2, d, r, dev, {{{5, 9}}, {{11}, kStep2}, {{19}, kStep2}}, op),
+      product_case("beta0-nan-addend", 2, d, r, dev, {{{7, 9}, {}, true}, {{7}}, {{9}}}, beta0),
+      product_case("fractional", 2, d, r, dev, {{{5, 9}}, {{5}}, {{9}}}, fractional)};
+}
+#undef NBX_ADD_OPS
 
 std::vector<FamilyCase> linear_cases(DType d, Rng& r, const Device& dev) {
   const Binary op = [](std::span<const Tensor> in) -> Outputs {
@@ -95,9 +204,19 @@ std::vector<FamilyCase> arange_cases(DType d, Rng&, const Device&) {
                         [d](std::span<const Tensor>, const Device& dev) -> Outputs {
                           return {ops::arange(40, 1, -3, d, dev)};
                         }),
-          creation_case("empty", [d](std::span<const Tensor>, const Device& dev) -> Outputs {
-            return {ops::arange(5, 5, 1, d, dev)};
-          })};
+          creation_case("empty",
+                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                          return {ops::arange(5, 5, 1, d, dev)};
+                        }),
+          // Integer dtypes truncate the step to 0: InvalidArgument on both sides.
+          creation_case("negative-fractional",
+                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                          return {ops::arange(2.5, -3.75, -0.5, d, dev)};
+                        }),
+          creation_case("fractional-step-0.1",
+                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                          return {ops::arange(-1.0, 2.0, 0.1, d, dev)};
+                        })};
 }
 
 std::vector<FamilyCase> linspace_cases(DType d, Rng&, const Device&) {
@@ -106,9 +225,8 @@ std::vector<FamilyCase> linspace_cases(DType d, Rng&, const Device&) {
     const char* name;
     double start, end;
     std::int64_t steps;
-  } rows[] = {{"33-steps", -2, 5, 33},
-              {"257-steps", 1.5, 96.25, 257},
-              {"one", 3, 9, 1},
+  } rows[] = {{"33-steps", -2, 5, 33}, {"257-steps", 1.5, 96.25, 257}, {"one", 3, 9, 1},
+              {"two", 3, 9, 2},        {"descending", 5, -2.5, 9},     {"two-descending", 1, -1, 2},
               {"empty", 0, 1, 0}};
   for (const auto& row : rows)
     out.push_back(
@@ -133,9 +251,106 @@ std::vector<FamilyCase> triangle_cases(DType d, Rng& r, const Device& dev, bool 
   } rows[] = {{"matrix", {7, 9}, {}, 0},
               {"transposed", {9, 7}, kT, -2},
               {"batched", {2, 5, 5}, {}, 1},
-              {"0-size", {0, 3, 3}, {}, 0}};
+              {"0-size", {0, 3, 3}, {}, 0},
+              {"batched-wide-plus3", {2, 4, 7}, {}, 3},
+              {"batched-tall-minus2", {3, 7, 4}, {}, -2},
+              {"batched-transposed-minus1", {2, 3, 6, 5}, kT, -1},
+              {"past-the-corner-plus9", {2, 4, 6}, {}, 9},
+              {"past-the-corner-minus9", {2, 4, 6}, {}, -9}};
   for (const auto& row : rows) {
     FamilyCase c{row.name, 1, bool(row.view), {}, {}, op(row.diagonal)};
+    add_operand(c, draw_tensor(r, d, row.base, true), dev, row.view);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Rows 1, 3, 5 and columns 2, 5, …, 35 of a [6,40]: an offset and steps in both dims.
+const View kSliced = [](const Tensor& t) { return t.slice(0, 1, 6, 2).slice(1, 2, 38, 3); };
+View expand_to(Shape shape) {
+  return [shape](const Tensor& t) { return t.expand(shape); };
+}
+
+// full: no inputs; integral, fractional, bool, NaN and large values, converted to the
+// dtype as the host converts them.
+std::vector<FamilyCase> full_cases(DType d, Rng&, const Device&) {
+  const struct {
+    const char* name;
+    Shape shape;
+    Scalar value;
+  } rows[] = {{"integral", {5, 7, 3}, Scalar(3)},
+              {"fractional", {257}, Scalar(-2.75)},
+              {"bool-value", {4, 6}, Scalar(true)},
+              {"0-d", {}, Scalar(7)},
+              {"0-size", {0, 3}, Scalar(1)},
+              {"nan", {3, 5}, Scalar(double(NAN))},
+              {"large-integer", {9}, Scalar(std::int64_t(100000))}};
+  std::vector<FamilyCase> out;
+  for (const auto& row : rows)
+    out.push_back(
+        creation_case(row.name, [d, row](std::span<const Tensor>, const Device& dev) -> Outputs {
+          return {ops::full(row.shape, row.value, d, dev)};
+        }));
+  return out;
+}
+
+// fill (nbx's form of fill_, tensors being immutable): shaped, typed and placed like a
+// strided view; the view's values must not leak into the result.
+std::vector<FamilyCase> fill_cases(DType d, Rng& r, const Device& dev) {
+  const struct {
+    const char* name;
+    Shape base;
+    View view;
+    Scalar value;
+  } rows[] = {{"contiguous", {6, 7}, {}, Scalar(2)},
+              {"transposed", {7, 6}, kT, Scalar(-1.5)},
+              {"sliced", {6, 40}, kSliced, Scalar(5)},
+              {"expanded", {1, 7}, expand_to({6, 7}), Scalar(true)},
+              {"0-size", {3, 0}, {}, Scalar(4)}};
+  std::vector<FamilyCase> out;
+  for (const auto& row : rows) {
+    const Scalar value = row.value;
+    FamilyCase c{row.name,
+                 1,
+                 bool(row.view),
+                 {},
+                 {},
+                 [value](std::span<const Tensor> in, const Device&) -> Outputs {
+                   return {ops::fill(in[0], value)};
+                 }};
+    add_operand(c, draw_tensor(r, d, row.base, true), dev, row.view);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Contiguous copies of strided views on the device (core/ops/copy.cpp): the reference
+// side is already contiguous (the same values), the device side copies through strides.
+std::vector<FamilyCase> contiguous_cases(DType d, Rng& r, const Device& dev) {
+  const struct {
+    const char* name;
+    Shape base;
+    View view;
+  } rows[] = {{"transposed", {9, 13}, kT},
+              {"sliced-offset-steps", {6, 40}, kSliced},
+              {"permuted-3d",
+               {4, 5, 6},
+               [](const Tensor& t) {
+                 return t.permute({2, 0, 1});
+               }},
+              {"expanded", {1, 7, 1}, expand_to({3, 7, 5})},
+              {"0-size-transposed", {0, 5}, kT},
+              {"long-transposed", {3, 1000}, kT}};
+  std::vector<FamilyCase> out;
+  for (const auto& row : rows) {
+    // The first case is no --quick "view": every dtype copies at least one strided view.
+    FamilyCase c{
+        row.name,
+        1,
+        out.size() > 0,
+        {},
+        {},
+        [](std::span<const Tensor> in, const Device&) -> Outputs { return {in[0].contiguous()}; }};
     add_operand(c, draw_tensor(r, d, row.base, true), dev, row.view);
     out.push_back(std::move(c));
   }
@@ -145,8 +360,17 @@ std::vector<FamilyCase> triangle_cases(DType d, Rng& r, const Device& dev, bool 
 const FamilySpec kSpecs[] = {
     {"matmul", "linalg", false, matmul_cases},
     {"bmm", "linalg", false, bmm_cases},
+    {"mm", "linalg", false, mm_cases},
+    {"mv", "linalg", false, mv_cases},
+    {"dot", "linalg", false, dot_cases},
     {"addmm", "linalg", false, addmm_cases},
+    {"baddbmm", "linalg", false, baddbmm_cases},
+    {"addmv", "linalg", false, addmv_cases},
+    {"addr", "linalg", false, addr_cases},
     {"linear", "linalg", false, linear_cases},
+    {"full", "creation", true, full_cases},
+    {"fill", "creation", true, fill_cases},
+    {"contiguous", "creation", true, contiguous_cases},
     {"arange", "creation", false, arange_cases},
     {"linspace", "creation", false, linspace_cases},
     {"triu", "creation", true,

@@ -13,6 +13,7 @@
 
 #include "core/tensor.hpp"
 #include "tests/conformance/conformance.hpp"
+#include "tests/conformance/conformance_compare.hpp"
 #include "tests/conformance/conformance_values.hpp"
 
 namespace nbx::conformance {
@@ -20,12 +21,26 @@ namespace nbx::conformance {
 using Outputs = std::vector<Tensor>;  // values, and indices where the op gives them
 using FamilyCall = std::function<Outputs(std::span<const Tensor> inputs, const Device& device)>;
 
+// How a float result's error grows with k (conformance_tolerance.cpp).
+enum class Growth {
+  kDtype,         // the dtype's rtol and atol × √k (the default)
+  kWideSigned,    // long sums of signed terms in ops whose contract accumulates half types in
+                  // float32: the dtype's rounding plus float32's (float64's) tolerance × √k,
+                  // so a 10^5-term bfloat16 sum still has a tolerance that can fail
+  kWidePositive,  // the same rtol for sums of positive terms (softmax over a long row): no
+                  // cancellation, so no atol (outputs near 1/k would pass any value), 2 ulps
+  kWideLog,       // the log of such a sum (log_softmax): its relative error, float32's (or
+                  // float64's) rtol × √k, is an absolute one; the dtype's rtol for rounding
+};
+
 struct FamilyCase {
   std::string name;    // "last-dim", "dim0-of-transposed", "full", "0-size", …
   std::int64_t k = 1;  // terms accumulated per output element: the tolerance grows with it
   bool view = false;   // a strided/broadcast view: --quick keeps it for float32 and int32 only
   std::vector<Tensor> reference, device;
   FamilyCall call;
+  bool large = false;  // 10^5-element rows, tiles crossed: full mode only (--quick skips it)
+  Growth growth = Growth::kDtype;
 };
 
 struct FamilySpec {
@@ -53,6 +68,11 @@ std::span<const FamilySpec> linalg_creation_specs();
 Tensor draw_tensor(Rng& rng, DType dtype, const Shape& shape, bool specials = false);
 // Strictly positive floats 0.25 … 2 (variances), 1 … 3 for integers.
 Tensor draw_positive(Rng& rng, DType dtype, const Shape& shape);
+// `x` with about a third of its elements set to zero (±0 for floats), so counts of
+// non-zeros (count_nonzero, norm p = 0, any, all) depend on the values.
+Tensor with_zeros(Rng& rng, const Tensor& x);
+// The tolerance of a float result of `growth` (not kDtype) over k terms.
+Tolerance growth_tolerance(Growth growth, DType out, std::int64_t k);
 // Adds `host` to the case: `view` applied on both sides, the reference made contiguous.
 void add_operand(FamilyCase& c, const Tensor& host, const Device& device,
                  const std::function<Tensor(const Tensor&)>& view = {});
