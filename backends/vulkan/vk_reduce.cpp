@@ -297,9 +297,18 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
   }
   g.split[0] = 1;
   g.split[1] = std::uint32_t(len);
+  // Rows next to each other in memory, elements of a row apart (a reduction over an outer
+  // dim): a row per 32 adjacent invocations' slot, its lanes spread over the workgroup,
+  // so each load instruction reads 32 neighbouring elements instead of 32 strided ones.
+  std::uint32_t tile = row_lanes;
+  if (kept.n > 0 && kept.stride[0][kept.n - 1] == 1 && red.stride[0][red.n - 1] != 1 && rows > 1) {
+    std::uint32_t rpg = 1;
+    while (rpg * 2 <= 32 && rpg * 2 <= wg && rpg * 2 <= rows) rpg *= 2;
+    tile = std::min(tile, wg / rpg);
+    g.split[3] = 1;
+  }
   const DispatchBuffer bufs[3] = {{out_mem, true}, {in_mem, false}, {idx_mem, true}};
-  dispatch(0, row_lanes, std::uint64_t(rows),
-           std::span<const DispatchBuffer>(bufs, with_index ? 3 : 2));
+  dispatch(0, tile, std::uint64_t(rows), std::span<const DispatchBuffer>(bufs, with_index ? 3 : 2));
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ layout(std140, set = 0, binding = 0) uniform Params {
   uvec4 attr;           // xy p (float64 bits), z p (float32), w 1/p (float32)
   uvec4 attr2;          // xy 1/p (float64 bits), zw denominator of var (float64 bits)
   uvec4 attr3;          // x denominator of var (float32)
-  uvec4 split;          // x chunks per row, y chunk length, z work items (rows * chunks)
+  uvec4 split;          // x chunks per row, y chunk length, z work items (rows * chunks),
+                        // w lanes rows-per-group apart (slot_of)
 } P;
 
 #define NBX_BUFFER(B, Q, N)                                                       \
@@ -271,8 +272,19 @@ C element(uint base, uint k) {
 }
 
 // The lanes of each row combine their states; every invocation gets its row's result.
+// Where lane `lane` of row slot `slot` sits in the workgroup. Rows side by side in memory
+// (a reduction over an outer dim) put a row's lanes rows-per-group apart, so invocations
+// next to each other read elements next to each other (split.w = 1); otherwise a row's
+// lanes are adjacent (elements next to each other along the row).
+uint rows_per_group() { return gl_WorkGroupSize.x / P.grid.x; }
+uint slot_of(uint t) { return P.split.w != 0u ? t % rows_per_group() : t / P.grid.x; }
+uint lane_of(uint t) { return P.split.w != 0u ? t / rows_per_group() : t & (P.grid.x - 1u); }
+uint pos_of(uint slot, uint lane) {
+  return P.split.w != 0u ? lane * rows_per_group() + slot : slot * P.grid.x + lane;
+}
+
 State group_reduce(State s, bool sum_pass) {
-  const uint t = gl_LocalInvocationID.x, tile = P.grid.x, lane = t & (tile - 1u);
+  const uint t = gl_LocalInvocationID.x, tile = P.grid.x, lane = lane_of(t), slot = slot_of(t);
   sh_v[t] = s.v;
   sh_c[t] = s.comp;
   sh_i[t] = s.idx;
@@ -280,7 +292,8 @@ State group_reduce(State s, bool sum_pass) {
   for (uint half_ = tile >> 1; half_ > 0u; half_ >>= 1) {
     if (lane < half_) {
       State a = State(sh_v[t], sh_c[t], sh_i[t]);
-      State b = State(sh_v[t + half_], sh_c[t + half_], sh_i[t + half_]);
+      const uint u = pos_of(slot, lane + half_);
+      State b = State(sh_v[u], sh_c[u], sh_i[u]);
       a = combine(a, b, sum_pass);
       sh_v[t] = a.v;
       sh_c[t] = a.comp;
@@ -288,7 +301,8 @@ State group_reduce(State s, bool sum_pass) {
     }
     barrier();
   }
-  State r = State(sh_v[t - lane], sh_c[t - lane], sh_i[t - lane]);
+  const uint r0 = pos_of(slot, 0u);
+  State r = State(sh_v[r0], sh_c[r0], sh_i[r0]);
   barrier();  // the arrays are reused by the next pass
   return r;
 }
@@ -313,10 +327,9 @@ void store_out(uint off, uvec2 bits) {
 uvec2 int64_bits(int v) { return uvec2(uint(v), v < 0 ? 0xffffffffu : 0u); }
 
 void main() {
-  const uint tile = P.grid.x, lane = gl_LocalInvocationID.x & (tile - 1u);
+  const uint tile = P.grid.x, lane = lane_of(gl_LocalInvocationID.x);
   const uint row_len = P.head.y, splits = P.split.x;
-  const uint first_item = gl_WorkGroupID.x * (gl_WorkGroupSize.x / tile) +
-                          gl_LocalInvocationID.x / tile;
+  const uint first_item = gl_WorkGroupID.x * rows_per_group() + slot_of(gl_LocalInvocationID.x);
   for (uint round_ = 0u; round_ < P.grid.z; ++round_) {
     // A work item is a row (stages 0, 2) or one chunk of a row (stage 1).
     const uint item = first_item + round_ * P.grid.y;
