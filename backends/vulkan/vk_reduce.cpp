@@ -272,14 +272,12 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
 
   // Few long rows: a workgroup per row would leave most of a GPU idle (one SM of the
   // H200's 132), so each row is split into chunks of at least 4 elements per lane over
-  // ~1024 workgroups, and a second dispatch combines the chunks' partial states. var, std
-  // and logsumexp make two passes over the row and stay in one dispatch.
-  const bool two_pass =
-      p.op == abi::kReduce_var || p.op == abi::kReduce_std || p.op == abi::kReduce_logsumexp;
+  // ~1024 workgroups, and a second dispatch combines the chunks' partial states in chunk
+  // order (var/std/logsumexp: each chunk's mean or maximum and its second-pass sum).
   const std::uint32_t row_lanes = lanes_for(p.row_tile, wg, len);
   const std::int64_t one_pass_groups = (rows * row_lanes + wg - 1) / wg;
   const std::int64_t min_chunk = 4 * std::int64_t(wg);
-  if (!two_pass && one_pass_groups < 128 && len >= 2 * min_chunk) {
+  if (one_pass_groups < 128 && len >= 2 * min_chunk) {
     std::int64_t splits = std::clamp<std::int64_t>(1024 / rows, 2, len / min_chunk);
     const std::int64_t chunk = (len + splits - 1) / splits;
     splits = (len + chunk - 1) / chunk;

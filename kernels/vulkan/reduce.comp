@@ -326,6 +326,14 @@ void store_out(uint off, uvec2 bits) {
 
 uvec2 int64_bits(int v) { return uvec2(uint(v), v < 0 ? 0xffffffffu : 0u); }
 
+State load_partial(uint i) {
+  const uvec4 vc = scratch.v[2u * i];
+  return State(from_bits(vc.xy), from_bits(vc.zw), int(scratch.v[2u * i + 1u].x));
+}
+
+// Elements in chunk c of a split row.
+uint chunk_len(uint c) { return min(P.split.y, P.head.y - c * P.split.y); }
+
 void main() {
   const uint tile = P.grid.x, lane = lane_of(gl_LocalInvocationID.x);
   const uint row_len = P.head.y, splits = P.split.x;
@@ -336,36 +344,52 @@ void main() {
     const bool live = item < P.split.z;
     const uint row = live ? (STAGE == 1 ? item / splits : item) : 0u;
     const uvec3 o = row_offsets(row);
+    const bool two_pass = OP == R_VAR || OP == R_STD || OP == R_LSE;
+    // The elements [k0, k1) this work item reduces (stage 1: one chunk of the row).
+    const uint k0 = STAGE == 1 ? (item % splits) * P.split.y : 0u;
+    const uint k1 = STAGE == 1 ? min(k0 + P.split.y, row_len) : row_len;
     State s = identity();
     if (live && STAGE == 2) {
       for (uint c = lane; c < splits; c += tile) {
-        const uint i = 2u * (row * splits + c);
-        const uvec4 vc = scratch.v[i];
-        s = combine(s, State(from_bits(vc.xy), from_bits(vc.zw), int(scratch.v[i + 1u].x)), false);
+        const State b = load_partial(row * splits + c);
+        // var/std partials are (chunk mean, chunk sum of squared deviations): pass 1 sums
+        // the chunks' sums n_c * mean_c.
+        if (two_pass && OP != R_LSE) add_comp(s, C(chunk_len(c)) * b.v, C0);
+        else s = combine(s, b, false);
       }
     } else if (live) {
-      const uint k0 = STAGE == 1 ? (item % splits) * P.split.y : 0u;
-      const uint k1 = STAGE == 1 ? min(k0 + P.split.y, row_len) : row_len;
       for (uint k = k0 + lane; k < k1; k += tile) s = fold(s, element(o.x, k), int(k));
     }
     s = group_reduce(s, false);
-    if (STAGE == 1) {
-      if (live && lane == 0u) {
-        scratch.v[2u * item] = uvec4(bits_of(s.v), bits_of(s.comp));
-        scratch.v[2u * item + 1u] = uvec4(uint(s.idx), 0u, 0u, 0u);
-      }
-      continue;
-    }
 #if NBX_CLS_F || NBX_CLS_D
     // Second passes: var/std sum squared deviations from the mean (two passes, as the
     // host); logsumexp sums exp(x - max), shifted by the maximum unless it is infinite.
-    if (STAGE == 0 && (OP == R_VAR || OP == R_STD || OP == R_LSE)) {
+    // Stage 1 keeps each chunk's (mean or maximum, second-pass sum); stage 2 combines them
+    // exactly: Σ(x - mean)² = Σ_c [q_c + n_c (mean_c - mean)²], Σ exp(x - M) =
+    // Σ_c q_c exp(shift_c - M).
+    if (two_pass) {
       const bool lse = OP == R_LSE;
-      const C m = lse ? s.v : quotient(total(s), C(row_len));
+      const uint n = STAGE == 2 ? row_len : k1 - k0;
+      const C m = lse ? s.v : quotient(total(s), C(n));
       const C shift = (lse && isinf(m)) ? C0 : m;
       State t = State(C0, C0, -1);
-      if (live)
-        for (uint k = lane; k < row_len; k += tile) {
+      if (live && STAGE == 2) {
+        for (uint c = lane; c < splits; c += tile) {
+          const State b = load_partial(row * splits + c);
+          if (!lse) {
+            precise C d = b.v - m;
+            add_comp(t, b.comp + C(chunk_len(c)) * d * d, C0);
+          } else if (b.comp != C0) {  // an all -inf chunk adds nothing (0 * exp(..) may be NaN)
+            const C shift_c = isinf(b.v) ? C0 : b.v;
+#if NBX_CLS_F
+            add_comp(t, b.comp * nbx_exp(shift_c - shift), C0);
+#else
+            add_comp(t, b.comp * nbx_exp_d(shift_c - shift), C0);
+#endif
+          }
+        }
+      } else if (live) {
+        for (uint k = k0 + lane; k < k1; k += tile) {
           precise C d = element(o.x, k) - shift;
 #if NBX_CLS_F
           add_comp(t, lse ? nbx_exp(d) : d * d, C0);
@@ -373,14 +397,26 @@ void main() {
           add_comp(t, lse ? nbx_exp_d(d) : d * d, C0);
 #endif
         }
+      }
       t = group_reduce(t, true);
+      if (STAGE == 1) {
+        s = State(m, total(t), -1);
+      } else {
 #if NBX_CLS_F
-      s.v = lse ? (isnan(m) ? m : nbx_log(total(t)) + shift) : total(t);
+        s.v = lse ? (isnan(m) ? m : nbx_log(total(t)) + shift) : total(t);
 #else
-      s.v = lse ? (isnan(m) ? m : nbx_log_d(total(t)) + shift) : total(t);
+        s.v = lse ? (isnan(m) ? m : nbx_log_d(total(t)) + shift) : total(t);
 #endif
+      }
     }
 #endif
+    if (STAGE == 1) {
+      if (live && lane == 0u) {
+        scratch.v[2u * item] = uvec4(bits_of(s.v), bits_of(s.comp));
+        scratch.v[2u * item + 1u] = uvec4(uint(s.idx), 0u, 0u, 0u);
+      }
+      continue;
+    }
     if (!live || lane != 0u) continue;
     if (OP == R_ARGMAX || OP == R_ARGMIN) {
       store_out(o.y, int64_bits(max(s.idx, 0)));

@@ -254,6 +254,35 @@ TEST_CASE("NaN and inf rows follow PyTorch: extrema and their indices propagate 
   }
 }
 
+TEST_CASE("long rows split over workgroups keep NaN, inf and first-index semantics") {
+  // Rows of 100000: row 0 plain, row 1 one +inf, row 2 NaN late and a maximum tie, row 3
+  // all -inf but one element, row 4 +inf and -inf. The chunks of a split row meet in stage 2.
+  for (DType t : {DType::kFloat32, DType::kBFloat16, DType::kFloat64}) {
+    if (!device_holds(t)) continue;
+    const std::int64_t n = 100000;
+    std::mt19937_64 rng(77);
+    std::vector<double> v(static_cast<std::size_t>(5 * n));
+    for (double& x : v) x = std::uniform_real_distribution<double>(-2, 2)(rng);
+    auto at = [&](int r, std::int64_t k) -> double& { return v[std::size_t(r * n + k)]; };
+    at(1, 77777) = INFINITY;
+    at(2, 99990) = NAN;
+    at(2, 1234) = at(2, 80000) = 9;
+    for (std::int64_t k = 0; k < n; ++k) at(3, k) = -INFINITY;
+    at(3, 50001) = -5;
+    at(4, 10) = INFINITY;
+    at(4, 90000) = -INFINITY;
+    const Tensor x = Tensor::from_host(v, {5, n}).to(t);
+    for (const std::string op :
+         {"sum", "mean", "amax", "argmax", "max", "min", "var", "std", "logsumexp", "norm"})
+      for (double attr :
+           op == "norm" ? std::vector<double>{2, INFINITY, 0} : std::vector<double>{1})
+        check(op, x, {1}, false, attr, "long special rows");
+    // One whole row as a full reduction.
+    for (const std::string op : {"sum", "var", "logsumexp", "argmin"})
+      check(op, x.narrow(0, 0, 1), {}, false, 1, "one long row");
+  }
+}
+
 TEST_CASE("strided views reduce without a copy") {
   std::uint64_t seed = 3000;
   for (DType t : {DType::kFloat32, DType::kInt16, DType::kFloat16}) {
