@@ -17,6 +17,7 @@
 #include <iostream>
 
 #include "bench/bench_elementwise.hpp"
+#include "bench/bench_matmul.hpp"
 #include "bench/bench_rowops.hpp"
 #include "bench/bench_scan.hpp"
 #include "core/device.hpp"
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
       dispatch_only = true;
     else if (a == "--suite" && i + 1 < argc &&
              (std::strcmp(argv[i + 1], "elementwise") == 0 ||
-              std::strcmp(argv[i + 1], "wave1") == 0))
+              std::strcmp(argv[i + 1], "wave1") == 0 || std::strcmp(argv[i + 1], "matmul") == 0))
       suite = argv[++i];
     else {
       std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] "
@@ -116,6 +117,7 @@ int main(int argc, char** argv) {
       options.launches_per_run = 10;
     }
     if (suite == "wave1") return run_wave1(device, *timer, quick, json_path);
+    if (suite == "matmul") return nbx::bench::run_matmul_main(device, *timer, quick, json_path);
     if (quick) options.contiguous_elements = 1 << 22, options.matrix_edge = 2048;
     // The same GPU with the launcher's other choices: generic kernel only, and the 64-wide
     // tile that wavefront-64 AMD GPUs take.

@@ -2,6 +2,7 @@
 // prints the decision an op's wrapper takes on a device (present or not), without running.
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli/cli_main_commands.hpp"
@@ -90,12 +91,13 @@ void run_explain(const ExplainOptions& o) {
     throw InvalidArgument("explain", "explain: give --device or --arch, not both.");
   Capabilities caps;
   std::string id, name;
+  std::optional<Device> present;  // open while explain asks its has_kernel() (matmul variants)
   if (!o.arch.empty()) {
     caps = capabilities_for_arch(o.arch, "", o.overlay);
     id = o.arch;
     name = "arch " + o.arch;
   } else {
-    const Device dev = o.device.empty() ? default_device() : open(o.device);
+    const Device& dev = present.emplace(o.device.empty() ? default_device() : open(o.device));
     caps = o.overlay.empty()
                ? dev.capabilities()
                : resolve_capabilities(dev.id().backend, dev.properties(),
@@ -103,7 +105,9 @@ void run_explain(const ExplainOptions& o) {
     id = dev.str();
     name = o.overlay.empty() ? dev.display_name() : caps.device;
   }
-  const ops::OpExplanation e = ops::explain(o.op, dtypes, shapes, {caps, id, name});
+  const ops::OpExplanation e =
+      ops::explain(o.op, dtypes, shapes,
+                   {caps, id, name, present ? &present->context().backend_device() : nullptr});
   o.json ? print_json(e) : print_text(e);
 }
 

@@ -9,15 +9,24 @@
 #include "backends/gpu_runtime/gpu_device.hpp"
 #include "core/errors.hpp"
 #include "kernels/gpu/fill_launch.hpp"
+#include "kernels/gpu/matmul_launch.hpp"
 #include "kernels/gpu/norm_launch.hpp"
 #include "kernels/gpu/reduce_launch.hpp"
+#include "kernels/gpu/scan_launch.hpp"
 #include "kernels/gpu/softmax_launch.hpp"
 
 namespace nbx::gpu_runtime {
 
+// The vendor BLAS loads when a device opens; whether it did (and why not) is a property.
+inline DeviceProperties with_vendor_blas(DeviceProperties p) {
+  p.extra["matmul.blas"] = gpu::vendor_blas_status();
+  return p;
+}
+
 template <class Rt>
 GpuDevice<Rt>::GpuDevice(int index, DeviceProperties properties)
-    : BackendDevice(DeviceId{Rt::kBackend, index}, std::move(properties)), index_(index) {
+    : BackendDevice(DeviceId{Rt::kBackend, index}, with_vendor_blas(std::move(properties))),
+      index_(index) {
   name_ = display_name();
   make_current();
   // A blocking stream (not a non-blocking one): it orders with the legacy default stream,
@@ -52,6 +61,7 @@ GpuDevice<Rt>::~GpuDevice() {
   (void)Rt::set_device(index_);
   if (batch_) (void)batch_->flush();
   (void)Rt::stream_synchronize(stream_);
+  gpu::release_vendor_blas(index_);
   for (int s = 0; s < kStagingSlots; ++s) {
     (void)Rt::event_destroy(staging_free_[s]);
     (void)Rt::pinned_free(staging_[s]);
@@ -204,8 +214,10 @@ void GpuDevice<Rt>::flush_batch() {
 
 template <class Rt>
 bool GpuDevice<Rt>::has_kernel_impl(std::string_view kernel) const {
+  if (kernel == "matmul") return true;  // the tiled kernel; "matmul.blas" when cuBLASLt loaded
+  if (kernel == "matmul.blas") return gpu::vendor_blas_available();
   return kernel == "elementwise" || kernel == "fill" || kernel == "reduce" || kernel == "softmax" ||
-         kernel == "norm";
+         kernel == "norm" || kernel == "scan";
 }
 
 // The family's parameter block, copied out of the launch (whose bytes need not be aligned).
@@ -246,6 +258,16 @@ void GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
   } else if (launch.kernel == "norm") {
     r = gpu::launch_norm(read_params<abi::NormParams>(launch, name_), buffers, n, options_,
                          stream_);
+  } else if (launch.kernel == "scan") {
+    r = gpu::launch_scan(read_params<abi::ScanParams>(launch, name_), buffers, n, options_,
+                         stream_);
+  } else if (launch.kernel == "matmul") {
+    const auto p = read_params<abi::MatmulParams>(launch, name_);
+    const gpu::MatmulDevice device{index_, name_,
+                                   this->properties().shared_memory_per_block.value_or(49152)};
+    r = p.variant == abi::kMatmulVendorBlas
+            ? gpu::launch_matmul_vendor_blas(p, buffers, n, device, stream_)
+            : gpu::launch_matmul(p, buffers, n, device, stream_);
   } else if (launch.kernel == "fill") {
     r = gpu::launch_fill(read_params<abi::FillParams>(launch, name_), buffers, n, options_,
                          stream_);

@@ -10,11 +10,21 @@
 
 namespace nbx::vulkan {
 
+// A cooperative-matrix fragment shape M x N x K (vk_coopmat_query.cpp); m == 0: none.
+struct CoopmatShape {
+  std::uint32_t m = 0, n = 0, k = 0;
+};
+
 struct DeviceFeatures {
   bool fp64 = false, int64 = false, int16 = false, fp16 = false, int8 = false;
   bool storage8 = false, storage16 = false;
   bool bf16_ext = false, coopmat_khr = false, coopmat_nv = false;
   bool subgroup_size_control = false, memory_budget = false, sm_builtins = false;
+  // float16 x float16 -> float32 subgroup shapes the matmul kernel can tile, from each
+  // extension's list; the Vulkan memory model, which glslang's cooperative-matrix code needs,
+  // is enabled where either extension is.
+  CoopmatShape coopmat_f16_khr, coopmat_f16_nv;
+  bool vulkan_memory_model = false;
   // NBX_VULKAN_PIPELINE_STATS=1 and VK_KHR_pipeline_executable_properties: every new
   // pipeline's compiler statistics (registers, ...) go to stderr (vk_pipelines.cpp).
   bool pipeline_stats = false;

@@ -12,21 +12,33 @@
 namespace nbx::vulkan {
 namespace {
 
-std::map<std::string, VkKernelFn, std::less<>>& kernel_table() {
-  static std::map<std::string, VkKernelFn, std::less<>> table;  // filled at module load
+struct KernelEntry {
+  VkKernelFn fn;
+  VkKernelAvailableFn available;  // nullptr: every device
+};
+
+std::map<std::string, KernelEntry, std::less<>>& kernel_table() {
+  static std::map<std::string, KernelEntry, std::less<>> table;  // filled at module load
   return table;
 }
 
 }  // namespace
 
-VkKernelRegistrar::VkKernelRegistrar(const char* name, VkKernelFn fn) {
-  kernel_table()[name] = fn;
+VkKernelRegistrar::VkKernelRegistrar(const char* name, VkKernelFn fn,
+                                     VkKernelAvailableFn available) {
+  kernel_table()[name] = {fn, available};
 }
 
 VkKernelFn find_vk_kernel(std::string_view name) {
   const auto& table = kernel_table();
   const auto it = table.find(name);
-  return it == table.end() ? nullptr : it->second;
+  return it == table.end() ? nullptr : it->second.fn;
+}
+
+bool vk_kernel_offered(std::string_view name, const VulkanDevice& device) {
+  const auto& table = kernel_table();
+  const auto it = table.find(name);
+  return it != table.end() && (!it->second.available || it->second.available(device));
 }
 
 void VulkanDevice::record(const Dispatch& d) {

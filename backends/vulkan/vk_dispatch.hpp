@@ -38,12 +38,18 @@ struct Dispatch {
 };
 
 using VkKernelFn = void (*)(VulkanDevice& device, const KernelLaunch& launch);
+// Whether `device` offers a kernel that needs a device feature ("matmul.coopmat").
+using VkKernelAvailableFn = bool (*)(const VulkanDevice& device);
 
 // Returns nullptr when no family registered `name`.
 VkKernelFn find_vk_kernel(std::string_view name);
+// has_kernel's answer: `name` is registered and, where it has an availability test,
+// `device` passes it.
+bool vk_kernel_offered(std::string_view name, const VulkanDevice& device);
 
 struct VkKernelRegistrar {
-  VkKernelRegistrar(const char* name, VkKernelFn fn);
+  // Optional: `available` (default nullptr: every device offers the kernel).
+  VkKernelRegistrar(const char* name, VkKernelFn fn, VkKernelAvailableFn available = nullptr);
 };
 
 #define NBX_VK_KERNEL_CAT2(a, b) a##b
@@ -51,5 +57,9 @@ struct VkKernelRegistrar {
 #define NBX_VK_KERNEL(name, fn)                                                                   \
   static const ::nbx::vulkan::VkKernelRegistrar NBX_VK_KERNEL_CAT(nbx_vk_kernel_, __LINE__)(name, \
                                                                                             fn)
+// A kernel only some devices offer: has_kernel(name) asks available(device).
+#define NBX_VK_KERNEL_IF(name, fn, available)                                                \
+  static const ::nbx::vulkan::VkKernelRegistrar NBX_VK_KERNEL_CAT(nbx_vk_kernel_, __LINE__)( \
+      name, fn, available)
 
 }  // namespace nbx::vulkan

@@ -278,9 +278,7 @@ MatmulLaunch check_matmul(const VulkanDevice& device, const KernelLaunch& launch
 }
 
 NBX_VK_KERNEL("matmul", launch_matmul);
-#ifdef NBX_VK_KERNEL_IF
 // Answered per device: only where a float16 cooperative-matrix shape was found.
 NBX_VK_KERNEL_IF("matmul.coopmat", launch_matmul, matmul_coopmat_available);
-#endif
 
 }  // namespace nbx::vulkan

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "backends/vulkan/vk_coopmat_query.hpp"
+
 namespace nbx::vulkan {
 namespace {
 
@@ -143,6 +145,10 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   f.bf16_ext = chain.bf16.shaderBFloat16Type;
   f.coopmat_khr = chain.coopmat.cooperativeMatrix;
   f.coopmat_nv = chain.coopmat_nv.cooperativeMatrix;
+  f.vulkan_memory_model = chain.v12.vulkanMemoryModel && (f.coopmat_khr || f.coopmat_nv);
+  const CoopmatShapes coopmat_shapes = query_coopmat_shapes(api, pd, f);
+  f.coopmat_f16_khr = coopmat_shapes.khr;
+  f.coopmat_f16_nv = coopmat_shapes.nv;
   f.subgroup_size_control = f.api_version >= VK_API_VERSION_1_3
                                 ? chain.v13.subgroupSizeControl
                                 : chain.size_control.subgroupSizeControl;
@@ -256,6 +262,8 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   x["max_workgroup_count"] = std::to_string(lim.maxComputeWorkGroupCount[0]);
   x["max_storage_buffer_range"] = std::to_string(lim.maxStorageBufferRange);
   x["cooperative_matrix"] = f.coopmat_khr ? "khr" : (f.coopmat_nv ? "nv" : "none");
+  x["cooperative_matrix_shapes"] = coopmat_shapes.listing.empty() ? "none" : coopmat_shapes.listing;
+  x["matmul.coopmat"] = choose_coopmat(f).status;
   x["zero_copy"] = f.zero_copy ? "yes" : "no";
   x["timestamp_period_ns"] = std::to_string(f.timestamp_period_ns);
   for (std::uint32_t i = 0; i < mem.memoryHeapCount; ++i) {
@@ -284,6 +292,7 @@ void fill_enabled_features(const PhysicalDeviceInfo& info, FeatureChain& c) {
     c.size_control.subgroupSizeControl = f.subgroup_size_control;
   c.coopmat.cooperativeMatrix = f.coopmat_khr;
   c.coopmat_nv.cooperativeMatrix = f.coopmat_nv;
+  c.v12.vulkanMemoryModel = f.vulkan_memory_model;
   c.bf16.shaderBFloat16Type = f.bf16_ext;
   c.exec_props.pipelineExecutableInfo = f.pipeline_stats;
 }

@@ -98,11 +98,16 @@ void explain_matmul(const std::vector<DType>& dtypes, const std::vector<Shape>& 
   if (dtypes.size() != 2 || dtypes[0] != dtypes[1])
     throw InvalidArgument(out.op, out.op + ": explain takes two operands of one dtype.");
   const Shape out_shape = matmul_shape(shapes[0], shapes[1]);
-  const MatmulPlan plan = plan_matmul(dtypes[0], target.caps, out.op);
+  const MatmulPlan plan = plan_matmul(dtypes[0], target.caps, out.op, target.device);
   out.output = describe(plan.out_dtype, out_shape);
-  out.kernel = "matmul (tile " + std::to_string(plan.tile_m) + "x" + std::to_string(plan.tile_n) +
-               "x" + std::to_string(plan.tile_k) + ", " + std::to_string(plan.num_stages) +
-               " stages)";
+  if (plan.variant == abi::kMatmulVendorBlas)
+    out.kernel = "matmul.blas (vendor BLAS: cuBLASLt)";
+  else if (plan.variant == abi::kMatmulCoopMatrix)
+    out.kernel = "matmul.coopmat (cooperative matrix)";
+  else
+    out.kernel = "matmul (tiled " + std::to_string(plan.tile_m) + "x" +
+                 std::to_string(plan.tile_n) + "x" + std::to_string(plan.tile_k) + ", " +
+                 std::to_string(plan.num_stages) + " stages)";
   out.choices = plan.choices;
 }
 

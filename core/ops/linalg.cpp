@@ -159,7 +159,9 @@ void choose_variant(MatmulPlan& plan, const Capabilities& caps, const BackendDev
   const MatmulRequest request = matmul_variant_request();
   const Offer blas = blas_offer(caps, device);
   const Offer coop = coopmat_offer(caps, device);
-  const bool coop_dtype = is_half_type(t);
+  // Float16 only: the cooperative-matrix shaders are built for float16 fragments (glslc
+  // has no bfloat16 type), so bfloat16 products stay on the tiled kernel.
+  const bool coop_dtype = t == DType::kFloat16;
   const auto take = [&](abi::MatmulVariant v, const std::string& key, const std::string& source,
                         const std::string& reason) {
     plan.variant = v;
@@ -186,7 +188,8 @@ void choose_variant(MatmulPlan& plan, const Capabilities& caps, const BackendDev
         refuse("matmul.coopmat",
                "the device has no cooperative-matrix kernel (" + coop.source + ")");
       if (!coop_dtype)
-        refuse("matmul.coopmat", "cooperative matrices take float16/bfloat16, not " + dtype_str(t));
+        refuse("matmul.coopmat",
+               "the cooperative-matrix kernel takes float16, not " + dtype_str(t));
       return take(abi::kMatmulCoopMatrix, "matmul.coopmat", coop.source,
                   "NBX_MATMUL=coopmat asks for the cooperative-matrix kernel.");
     case MatmulRequest::kAuto:
@@ -199,7 +202,7 @@ void choose_variant(MatmulPlan& plan, const Capabilities& caps, const BackendDev
                 "the own kernel's, which NBX_MATMUL=tiled takes.");
   if (coop.offered && coop_dtype)
     return take(abi::kMatmulCoopMatrix, "matmul.coopmat", coop.source,
-                "16-bit floats run on the device's cooperative-matrix unit.");
+                "float16 runs on the device's cooperative-matrix unit.");
   std::string why = "The own tiled kernel";
   if (blas.offered)
     why += ": the vendor BLAS has no wrapping " + dtype_str(t) + " product";
