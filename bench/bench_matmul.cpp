@@ -44,6 +44,9 @@ std::vector<MatmulBenchResult> run_matmul_suite(const Device& device, const Matm
   std::vector<Variant> variants;
   if (bd.has_kernel("matmul.blas")) variants.push_back({"blas", ops::MatmulRequest::kBlas});
   variants.push_back({"tiled", ops::MatmulRequest::kTiled});
+  // Vulkan's cooperative-matrix kernel takes float16 only (the others are refused by name).
+  if (bd.has_kernel("matmul.coopmat"))
+    variants.push_back({"coopmat", ops::MatmulRequest::kCoopMatrix});
   const ops::MatmulRequest saved = ops::matmul_variant_request();
   std::vector<MatmulBenchResult> results;
   for (std::int64_t n : o.sizes) {
@@ -51,6 +54,7 @@ std::vector<MatmulBenchResult> run_matmul_suite(const Device& device, const Matm
       const Tensor a = random_operand(device, n, n, t, 11 + n);
       const Tensor b = random_operand(device, n, n, t, 12 + n);
       for (const Variant& v : variants) {
+        if (v.request == ops::MatmulRequest::kCoopMatrix && t != DType::kFloat16) continue;
         ops::set_matmul_variant_request(v.request);
         for (int w = 0; w < o.warmup; ++w) (void)ops::matmul(a, b);
         std::vector<double> ms;

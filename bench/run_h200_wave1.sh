@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The wave-1 run on the lent H200 (docs/performance.md): correctness first, all at once
+# (the host references are CPU-bound and the machine has 16 cores), then the benchmarks one
+# at a time, nbx and PyTorch back to back. Every step has its own time limit and writes its
+# log under OUT as it goes, so a run cut short still returns what finished.
+#
+#   bench/run_h200_wave1.sh BUILD_DIR OUT_DIR
+# BUILD_DIR holds nbx, libnbx.so, the backend modules, bench/ and tests/ as meson lays them out.
+set -u
+B=$1 O=$2
+export LD_LIBRARY_PATH=$PWD/$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+mkdir -p "$O"
+step() {  # step NAME SECONDS COMMAND...
+  local name=$1 limit=$2 t0=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$O/$name.log" 2>&1
+  echo "$name rc=$? $((SECONDS - t0))s" >>"$O/steps.log"
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$O/gpu.txt" 2>&1
+
+# Correctness, concurrently.
+NBX_TEST_GPU_BACKEND=cuda step gpu_tests 60 "$B/tests/gpu/test_gpu_backend" &
+step conf_cuda 60 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
+step conf_vulkan 60 "$B/nbx" conformance --backend vulkan --json "$O/conf_vulkan.json" &
+for t in matmul reduce softmax_norm scan fill backend; do
+  step "vk_$t" 60 "$B/tests/vulkan/test_vk_$t" &
+done
+wait
+
+# Benchmarks, one at a time.
+step bench_cuda_wave1 40 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_wave1.json"
+step torch_wave1 40 python3 bench/torch_wave1.py --json "$O/torch_wave1.json"
+step bench_cuda_matmul 40 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite matmul --json "$O/nbx_cuda_matmul.json"
+step torch_matmul 30 python3 bench/torch_matmul.py --json "$O/torch_matmul.json"
+step bench_vk_wave1 40 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1.json"
+step bench_vk_matmul 40 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite matmul --json "$O/nbx_vk_matmul.json"
+cat "$O/steps.log"
