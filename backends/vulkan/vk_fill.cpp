@@ -63,7 +63,11 @@ void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
   if (!dtype_ok(p.out_dtype) || !dtype_ok(p.in_dtype) || (triangle && p.in_dtype != p.out_dtype))
     bad("dtypes out " + std::to_string(p.out_dtype) + ", in " + std::to_string(p.in_dtype));
   std::int64_t n = 1;
-  for (int d = 0; d < p.ndim; ++d) n *= p.sizes[d];
+  for (int d = 0; d < p.ndim; ++d) {
+    // Each size on its own (harden): two negative sizes multiply to a plausible numel.
+    if (p.sizes[d] < 0) bad("negative size " + std::to_string(p.sizes[d]));
+    n *= p.sizes[d];
+  }
   if (n != p.numel || n < 0) bad("numel " + std::to_string(p.numel) + " != product of sizes");
   if (n == 0) return;
 
@@ -95,12 +99,16 @@ void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
                    const char* label) {
     const DeviceMemory& m = launch.buffers[b].memory;
     if (!m) bad(std::string(label) + " has no buffer");
-    std::int64_t last = offset;
+    // Overflow-checked, and compared in elements (harden): with an offset near 2^62,
+    // (last + 1) * itemsize wrapped below the buffer size and the view passed.
+    std::int64_t last = offset, step = 0;
     for (int d = 0; d < p.ndim; ++d) {
       if (strides[d] < 0) bad("negative stride");
-      last += (p.sizes[d] - 1) * strides[d];
+      if (__builtin_mul_overflow(p.sizes[d] - 1, strides[d], &step) ||
+          __builtin_add_overflow(last, step, &last))
+        bad(std::string(label) + "'s offset and strides overflow 64-bit element indices");
     }
-    if (offset < 0 || std::uint64_t(last + 1) * dtype_size(out) > m.bytes)
+    if (offset < 0 || last < 0 || std::uint64_t(last) >= m.bytes / dtype_size(out))
       bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
           std::to_string(m.bytes) + "-byte buffer");
     if (m.bytes > f.max_storage_buffer_range)

@@ -228,14 +228,19 @@ MatmulLaunch check_matmul(const VulkanDevice& device, const KernelLaunch& launch
     const DeviceMemory& mem = launch.buffers[std::size_t(o.buffer)].memory;
     if (!mem) bad(std::string(o.name) + " has no buffer");
     std::int64_t last = o.offset;
+    // Overflow-checked, and compared in elements below (harden): with an offset near
+    // 2^62, (last + 1) * itemsize wrapped below the buffer size and the view passed.
     const auto reach = [&](std::int64_t size, std::int64_t stride) {
       if (stride < 0) bad(std::string(o.name) + " has a negative stride");
-      if (size > 0) last += (size - 1) * stride;
+      std::int64_t step = 0;
+      if (size > 0 && (__builtin_mul_overflow(size - 1, stride, &step) ||
+                       __builtin_add_overflow(last, step, &last)))
+        bad(std::string(o.name) + "'s offset and strides overflow 64-bit element indices");
     };
     for (int d = 0; d < p.batch_ndim; ++d) reach(p.batch_sizes[d], o.batch_strides[d]);
     reach(o.rows, o.row_stride);
     reach(o.cols, o.col_stride);
-    if (o.offset < 0 || std::uint64_t(last + 1) * dtype_size(o.dtype) > mem.bytes)
+    if (o.offset < 0 || last < 0 || std::uint64_t(last) >= mem.bytes / dtype_size(o.dtype))
       bad(std::string(o.name) + " reaches element " + std::to_string(last) + " of a " +
           std::to_string(mem.bytes) + "-byte buffer");
     if (last > kMaxIndex)

@@ -69,9 +69,10 @@ void launch_norm(VulkanDevice& dev, const KernelLaunch& launch) {
   }
   if (p.rows < 0 || p.row_len < 0) bad("negative rows or row_len");
   const bool by_channel = batch || p.op == abi::kNorm_group_norm;
+  // Divided, not multiplied (harden): channels * inner could wrap to row_len in 64 bits.
   if (by_channel && (p.inner <= 0 || p.groups <= 0 || p.channels <= 0 ||
-                     p.channels % p.groups != 0 || (batch && p.row_len != p.channels * p.inner) ||
-                     (!batch && p.row_len != (p.channels / p.groups) * p.inner)))
+                     p.channels % p.groups != 0 || p.row_len % p.inner != 0 ||
+                     p.row_len / p.inner != (batch ? p.channels : p.channels / p.groups)))
     bad("channels " + std::to_string(p.channels) + ", groups " + std::to_string(p.groups) +
         " and inner " + std::to_string(p.inner) + " disagree with row_len " +
         std::to_string(p.row_len));
@@ -86,7 +87,7 @@ void launch_norm(VulkanDevice& dev, const KernelLaunch& launch) {
   auto check = [&](std::size_t k, std::int64_t elements, std::int32_t dtype, const char* label) {
     if (k >= nbuf || !launch.buffers[k].memory) bad(std::string(label) + " is not bound");
     const DeviceMemory& m = launch.buffers[k].memory;
-    if (std::uint64_t(elements) * dtype_size(DType(dtype)) > m.bytes)
+    if (std::uint64_t(elements) > m.bytes / dtype_size(DType(dtype)))  // no wrap (harden)
       bad(std::string(label) + " holds " + std::to_string(m.bytes) + " bytes; " +
           std::to_string(elements) + " elements are read or written");
     if (m.bytes > f.max_storage_buffer_range)

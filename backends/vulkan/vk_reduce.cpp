@@ -118,6 +118,12 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
   auto dtype_ok = [](std::int32_t t) { return t >= 0 && t < kNumDTypes; };
   if (!dtype_ok(p.in_dtype) || !dtype_ok(p.out_dtype) || !dtype_ok(p.accumulate_dtype))
     bad("dtype code out of range");
+  // Each size on its own (harden): two negative sizes multiply to a plausible row count,
+  // and the reach below skips sizes <= 0, so the shader would walk 2^32 - 1 elements.
+  for (int d = 0; d < p.out_ndim + p.red_ndim; ++d) {
+    const std::int64_t s = d < p.out_ndim ? p.out_sizes[d] : p.red_sizes[d - p.out_ndim];
+    if (s < 0) bad("negative size " + std::to_string(s));
+  }
   std::int64_t rows = 1, len = 1;
   for (int d = 0; d < p.out_ndim; ++d) rows *= p.out_sizes[d];
   for (int d = 0; d < p.red_ndim; ++d) len *= p.red_sizes[d];
@@ -163,7 +169,8 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
                    const char* label) {
     const DeviceMemory& m = launch.buffers[b].memory;
     if (!m) bad(std::string(label) + " has no buffer");
-    if (offset < 0 || std::uint64_t(last + 1) * dtype_size(t) > m.bytes)
+    // Compared in elements (harden): (last + 1) * itemsize wrapped for offsets near 2^62.
+    if (offset < 0 || last < 0 || std::uint64_t(last) >= m.bytes / dtype_size(t))
       bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
           std::to_string(m.bytes) + "-byte buffer");
     if (m.bytes > f.max_storage_buffer_range)
@@ -175,7 +182,11 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
                    int n) {
     for (int d = 0; d < n; ++d) {
       if (strides[d] < 0) bad("negative stride");
-      if (sizes[d] > 0) offset += (sizes[d] - 1) * strides[d];
+      // Overflow-checked (harden): a wrapped sum would pass the bounds check.
+      std::int64_t step = 0;
+      if (sizes[d] > 0 && (__builtin_mul_overflow(sizes[d] - 1, strides[d], &step) ||
+                           __builtin_add_overflow(offset, step, &offset)))
+        bad("a view's offset and strides overflow 64-bit element indices");
     }
     return offset;
   };

@@ -78,7 +78,11 @@ void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
         (fl ? "floating" : "integer") + " input and output dtypes, got " +
         std::string(dtype_name(in)) + " and " + std::string(dtype_name(out)));
   std::int64_t rows = 1;
-  for (int d = 0; d < p.outer_ndim; ++d) rows *= p.outer_sizes[d];
+  for (int d = 0; d < p.outer_ndim; ++d) {
+    // Each size on its own (harden): two negative sizes multiply to a plausible row count.
+    if (p.outer_sizes[d] < 0) bad("negative size " + std::to_string(p.outer_sizes[d]));
+    rows *= p.outer_sizes[d];
+  }
   if (rows != p.rows || p.row_len < 0 || rows < 0) bad("rows/row_len disagree with the sizes");
   if (p.rows == 0 || p.row_len == 0) return;
   bool f64 = false, i64 = !fl, f16 = false;
@@ -95,12 +99,18 @@ void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
   auto check_view = [&](std::int64_t offset, const std::int64_t* outer, std::int64_t row_stride,
                         DType t, const DeviceMemory& m, const char* label) {
     if (offset < 0 || row_stride < 0) bad(std::string(label) + " has a negative offset or stride");
-    std::int64_t last = offset + (p.row_len - 1) * row_stride;
+    // Overflow-checked, and compared in elements (harden): with an offset near 2^62,
+    // (last + 1) * itemsize wrapped below the buffer size and the view passed.
+    std::int64_t last = offset, step = 0;
+    bool overflow = __builtin_mul_overflow(p.row_len - 1, row_stride, &step) ||
+                    __builtin_add_overflow(last, step, &last);
     for (int d = 0; d < p.outer_ndim; ++d) {
       if (outer[d] < 0) bad(std::string(label) + " has a negative stride");
-      last += (p.outer_sizes[d] - 1) * outer[d];
+      overflow = overflow || __builtin_mul_overflow(p.outer_sizes[d] - 1, outer[d], &step) ||
+                 __builtin_add_overflow(last, step, &last);
     }
-    if (!m || std::uint64_t(last + 1) * dtype_size(t) > m.bytes)
+    if (overflow) bad(std::string(label) + "'s offset and strides overflow 64-bit element indices");
+    if (!m || std::uint64_t(last) >= m.bytes / dtype_size(t))
       bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
           std::to_string(m.bytes) + "-byte buffer");
     if (last >= INT32_MAX || p.rows > INT32_MAX)

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <mutex>
 #include <string>
 
@@ -22,6 +23,25 @@ void launch_fill(const abi::FillParams& p, const Tensor& out, const Tensor* in) 
   DeviceContext& ctx = out.device().context();
   std::lock_guard lock(ctx.launch_mutex());
   ctx.backend_device().launch(kl);
+}
+
+// A new tensor's byte count must fit 64 bits (harden). Tensor::empty multiplies numel by
+// the item size unchecked: arange(0, 2^61) in int64 allocated 0 bytes and the fill kernel
+// then wrote 2^61 elements (a segfault on the host). PyTorch: "invalid size, possible
+// overflow?".
+void check_bytes(const char* op, const Shape& shape, DType dtype, const std::string& args) {
+  for (std::int64_t v : shape)
+    if (v <= 0) return;  // empty, or a negative size Tensor::empty refuses by name
+  std::int64_t n = 1;
+  for (std::int64_t v : shape)
+    if (n >= 0 && __builtin_mul_overflow(n, v, &n)) n = -1;
+  const auto limit = std::numeric_limits<std::int64_t>::max() / std::int64_t(dtype_size(dtype));
+  if (n < 0 || n > limit)
+    throw InvalidArgument(op, std::string(op) + ": " + to_string(shape) + " elements of " +
+                                  std::string(dtype_name(dtype)) +
+                                  " would take more than 2^63 bytes (invalid size, possible "
+                                  "overflow)" +
+                                  args);
 }
 
 // The parameter block of a 1-d range of `n` elements written into a fresh `out`.
@@ -82,6 +102,7 @@ DType range_compute_dtype(bool integral, DType out, const Device& device,
 }  // namespace
 
 Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device) {
+  check_bytes("full", shape, dtype, ".");
   return Tensor::full(shape, value, dtype, device);
 }
 
@@ -115,8 +136,17 @@ Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, const Device& 
                                         args);
   if (integral ? (di > 0 && ei < si) || (di < 0 && ei > si) : (d > 0 && e < s) || (d < 0 && e > s))
     throw InvalidArgument("arange", "arange: the step walks away from the end" + args);
-  const std::int64_t n = integral ? (ei - si + di - (di > 0 ? 1 : -1)) / di
-                                  : static_cast<std::int64_t>(std::ceil((e - s) / d));
+  // In 128 bits (harden): ei - si overflowed int64 for bounds near ±9.2e18.
+  const __int128 span = static_cast<__int128>(ei) - si + di - (di > 0 ? 1 : -1);
+  const double nd = integral ? static_cast<double>(span / di) : std::ceil((e - s) / d);
+  if (!(nd < 9.2e18))
+    throw InvalidArgument("arange",
+                          "arange: the range has more than 2^63 elements (invalid size, "
+                          "possible overflow)" +
+                              args);
+  const std::int64_t n =
+      integral ? static_cast<std::int64_t>(span / di) : static_cast<std::int64_t>(nd);
+  check_bytes("arange", {n}, dtype, args);
   const DType compute = range_compute_dtype(integral, dtype, device, {start, end});
   for (DType t : {dtype, compute}) detail::require_dtype_support("arange", t, device);
   Tensor out = Tensor::empty({n}, dtype, device);
@@ -137,6 +167,7 @@ Tensor linspace(Scalar start, Scalar end, std::int64_t steps, DType dtype, const
   if (dtype == DType::kBool)
     throw InvalidArgument("linspace", "linspace is not defined for bool tensors.");
   detail::require_dtype_support("linspace", dtype, device);
+  check_bytes("linspace", {steps}, dtype, " (steps " + std::to_string(steps) + ").");
   Tensor out = Tensor::empty({steps}, dtype, device);
   if (steps == 0) return out;
   // Integer outputs: PyTorch converts the ends to the dtype first, then steps in double.

@@ -119,6 +119,10 @@ std::optional<Tensor> param(const char* op, const char* what, const std::optiona
 
 NormCall trailing_dims_call(const char* name, abi::NormOp op, const Tensor& x_in,
                             const Shape& normalized_shape) {
+  // PyTorch refuses an empty normalized_shape (harden: it normalized each element alone).
+  if (normalized_shape.size() == 0)
+    throw InvalidArgument(
+        name, std::string(name) + ": normalized_shape must have at least one dim (got []).");
   const Tensor x = checked_input(name, x_in, normalized_shape.size());
   const int lead = x.dim() - normalized_shape.size();
   for (int i = 0; i < normalized_shape.size(); ++i)
