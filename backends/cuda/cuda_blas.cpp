@@ -1,10 +1,8 @@
 // cuBLASLt behind the CUDA backend's "matmul.blas" variant (the hook declared in
 // kernels/gpu/matmul_launch.hpp). The library is not linked: the module must stay small
 // enough to carry (cuBLASLt is ~500 MB), and a machine without it only loses this variant.
-// It is dlopened once per process — libcublasLt.so.13, libcublasLt.so, then the folder of
-// the loaded CUDA libraries and $CUDA_HOME|/usr/local/cuda/lib64 — and only a library of the
-// major version the headers describe is taken. cublasLt.h is included for types and
-// constants only; every call goes through a pointer from dlsym.
+// It is dlopened once per process (cuda_blas_loader.cpp: where it looks, the version check);
+// cublasLt.h is included for types and constants only, every call goes through lt_api().
 //
 // Row-major products on a column-major library: out (m x n, row-major) is out^T (n x m,
 // column-major), so D' = B' A' with B' = B^T (k x n read as n x k) and A' = A^T. An operand
@@ -18,9 +16,7 @@
 // PyTorch's default for matmul), float16/bfloat16 in float32, float64 in float64.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -29,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/cuda_blas_loader.hpp"
 #include "backends/cuda/cuda_errors.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
@@ -42,119 +39,6 @@ constexpr int kFloat16 = static_cast<int>(DType::kFloat16);
 constexpr int kBFloat16 = static_cast<int>(DType::kBFloat16);
 constexpr int kFloat32 = static_cast<int>(DType::kFloat32);
 constexpr int kFloat64 = static_cast<int>(DType::kFloat64);
-
-// The cuBLASLt entry points this file calls.
-struct LtApi {
-  bool ok = false;
-  std::string status;
-  decltype(&cublasLtCreate) create = nullptr;
-  decltype(&cublasLtDestroy) destroy = nullptr;
-  decltype(&cublasLtGetVersion) version = nullptr;
-  decltype(&cublasLtGetStatusName) status_name = nullptr;
-  decltype(&cublasLtMatmulDescCreate) desc_create = nullptr;
-  decltype(&cublasLtMatmulDescDestroy) desc_destroy = nullptr;
-  decltype(&cublasLtMatmulDescSetAttribute) desc_set = nullptr;
-  decltype(&cublasLtMatrixLayoutCreate) layout_create = nullptr;
-  decltype(&cublasLtMatrixLayoutDestroy) layout_destroy = nullptr;
-  decltype(&cublasLtMatrixLayoutSetAttribute) layout_set = nullptr;
-  decltype(&cublasLtMatmulPreferenceCreate) pref_create = nullptr;
-  decltype(&cublasLtMatmulPreferenceDestroy) pref_destroy = nullptr;
-  decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
-  decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
-  decltype(&cublasLtMatmul) matmul = nullptr;
-};
-
-std::vector<std::string> candidates() {
-  std::vector<std::string> names = {"libcublasLt.so.13", "libcublasLt.so"};
-  // The folder of the CUDA libraries already in the process (the driver's libcuda, or a
-  // shared cudart), where a toolkit keeps cuBLASLt too.
-  for (const char* lib : {"libcudart.so.13", "libcudart.so", "libcuda.so.1"}) {
-    void* h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h) continue;
-    Dl_info info{};
-    void* sym = dlsym(h, lib[5] == 'r' ? "cudaGetDeviceCount" : "cuInit");
-    if (sym && dladdr(sym, &info) && info.dli_fname) {
-      std::string dir = info.dli_fname;
-      dir = dir.substr(0, dir.find_last_of('/') + 1);
-      if (!dir.empty()) names.push_back(dir + "libcublasLt.so.13");
-    }
-    dlclose(h);
-  }
-  if (const char* home = std::getenv("CUDA_HOME"))
-    names.push_back(std::string(home) + "/lib64/libcublasLt.so.13");
-  names.push_back("/usr/local/cuda/lib64/libcublasLt.so.13");
-  return names;
-}
-
-template <class F>
-bool bind(void* lib, const char* name, F& fn, std::string& missing) {
-  fn = reinterpret_cast<F>(dlsym(lib, name));
-  if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
-  return fn != nullptr;
-}
-
-// Set when the process exits: devices closed by static destructors then leave cuBLASLt's
-// handles to the driver (the library's own teardown may already have run).
-std::atomic<bool> g_exiting{false};
-
-LtApi load() {
-  std::atexit([] { g_exiting = true; });
-  LtApi a;
-  std::string tried;
-  void* lib = nullptr;
-  std::string path;
-  for (const std::string& name : candidates()) {
-    lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib) {
-      path = name;
-      break;
-    }
-    tried += (tried.empty() ? "" : "; ") + name;
-  }
-  if (!lib) {
-    a.status = "unavailable: cuBLASLt not found (tried " + tried + ")";
-    return a;
-  }
-  std::string missing;
-  bind(lib, "cublasLtCreate", a.create, missing);
-  bind(lib, "cublasLtDestroy", a.destroy, missing);
-  bind(lib, "cublasLtGetVersion", a.version, missing);
-  bind(lib, "cublasLtGetStatusName", a.status_name, missing);
-  bind(lib, "cublasLtMatmulDescCreate", a.desc_create, missing);
-  bind(lib, "cublasLtMatmulDescDestroy", a.desc_destroy, missing);
-  bind(lib, "cublasLtMatmulDescSetAttribute", a.desc_set, missing);
-  bind(lib, "cublasLtMatrixLayoutCreate", a.layout_create, missing);
-  bind(lib, "cublasLtMatrixLayoutDestroy", a.layout_destroy, missing);
-  bind(lib, "cublasLtMatrixLayoutSetAttribute", a.layout_set, missing);
-  bind(lib, "cublasLtMatmulPreferenceCreate", a.pref_create, missing);
-  bind(lib, "cublasLtMatmulPreferenceDestroy", a.pref_destroy, missing);
-  bind(lib, "cublasLtMatmulPreferenceSetAttribute", a.pref_set, missing);
-  bind(lib, "cublasLtMatmulAlgoGetHeuristic", a.heuristic, missing);
-  bind(lib, "cublasLtMatmul", a.matmul, missing);
-  if (!missing.empty()) {
-    a.status = "unavailable: " + path + " lacks " + missing;
-    return a;  // the library stays loaded: unloading is not worth the risk at start-up
-  }
-  const std::size_t v = a.version();
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(a.matmul), &info) && info.dli_fname) path = info.dli_fname;
-  // Enum values and struct sizes come from this build's headers: only the same major fits.
-  if (v / 10000 != CUBLAS_VER_MAJOR) {
-    a.status = "unavailable: " + path + " is cuBLASLt " + std::to_string(v) +
-               "; this build needs major version " + std::to_string(CUBLAS_VER_MAJOR);
-    return a;
-  }
-  a.ok = true;
-  a.status = "cuBLASLt " + std::to_string(v) + " (" + path + ")";
-  return a;
-}
-
-const LtApi& api() {
-  // Thread-safe, once per process, and never destroyed: devices closing during static
-  // destruction (the registry's) still release their handles through it.
-  static const LtApi* a = new LtApi(load());
-  return *a;
-}
 
 // Per device: the handle, the workspace and the heuristic's answers by problem.
 struct DeviceState {
@@ -179,7 +63,7 @@ constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;
 
 void check(cublasStatus_t s, const char* call, const MatmulDevice& device) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
-  const char* name = api().status_name ? api().status_name(s) : "cublasStatus";
+  const char* name = lt_api().status_name ? lt_api().status_name(s) : "cublasStatus";
   throw Internal("matmul on " + device.name + ": " + call + " failed (" + name + ", " +
                  std::to_string(static_cast<int>(s)) + ").");
 }
@@ -187,7 +71,7 @@ void check(cublasStatus_t s, const char* call, const MatmulDevice& device) {
 DeviceState& state(const MatmulDevice& device) {
   DeviceState& s = devices()[device.index];
   if (!s.handle) {
-    check(api().create(&s.handle), "cublasLtCreate", device);
+    check(lt_api().create(&s.handle), "cublasLtCreate", device);
     const cudaError_t e = cudaMalloc(&s.workspace, kWorkspaceBytes);
     if (e != cudaSuccess)
       cuda::throw_error(e, "cudaMalloc(cuBLASLt workspace)", device.name, kWorkspaceBytes);
@@ -280,7 +164,7 @@ struct Descriptors {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
   cublasLtMatmulPreference_t pref = nullptr;
   ~Descriptors() {
-    const LtApi& lt = api();
+    const LtApi& lt = lt_api();
     if (pref) lt.pref_destroy(pref);
     if (d) lt.layout_destroy(d);
     if (b) lt.layout_destroy(b);
@@ -301,7 +185,7 @@ struct Call {
 bool run_call(const abi::MatmulParams& p, const Types& t, const Layout& la, const Layout& lb,
               const Layout& ld, const Call& c, DeviceState& s, const MatmulDevice& device,
               cudaStream_t stream) {
-  const LtApi& lt = api();
+  const LtApi& lt = lt_api();
   Descriptors x;
   check(lt.desc_create(&x.desc, t.compute, t.scale), "cublasLtMatmulDescCreate", device);
   const std::int32_t op_a = la.op, op_b = lb.op;
@@ -387,20 +271,20 @@ bool run_call(const abi::MatmulParams& p, const Types& t, const Layout& la, cons
 }  // namespace
 
 std::string vendor_blas_status() {
-  return api().status;
+  return lt_api().status;
 }
 
 bool vendor_blas_available() {
-  return api().ok;
+  return lt_api().ok;
 }
 
 ElementwiseLaunchResult launch_matmul_vendor_blas(const abi::MatmulParams& p,
                                                   const BoundBuffer* buffers, int num_buffers,
                                                   const MatmulDevice& device, void* stream) {
-  if (!api().ok)
+  if (!lt_api().ok)
     throw Unsupported(
         "matmul", device.name, "matmul.blas",
-        "matmul on " + device.name + ": the vendor BLAS is " + api().status + "; refused.");
+        "matmul on " + device.name + ": the vendor BLAS is " + lt_api().status + "; refused.");
   if (p.variant != abi::kMatmulVendorBlas) reject("the parameter block asks for another variant");
   if (!validate_matmul(p, buffers, num_buffers)) return {};
   const Types t = types_of(p);
@@ -472,13 +356,13 @@ ElementwiseLaunchResult launch_matmul_vendor_blas(const abi::MatmulParams& p,
 }
 
 void release_vendor_blas(int device_index) {
-  if (!api().ok || g_exiting) return;
+  if (!lt_api().ok || lt_process_exiting()) return;
   std::lock_guard lock(g_mutex);
   auto it = devices().find(device_index);
   if (it == devices().end()) return;
   // Errors are ignored: this runs while the device closes and must not throw.
   if (it->second.workspace) (void)cudaFree(it->second.workspace);
-  if (it->second.handle) (void)api().destroy(it->second.handle);
+  if (it->second.handle) (void)lt_api().destroy(it->second.handle);
   devices().erase(it);
 }
 
