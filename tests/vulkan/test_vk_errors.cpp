@@ -496,6 +496,28 @@ TEST_CASE("raw matmul launches: malformed blocks are refused before recording") 
   }
 }
 
+TEST_CASE("raw copies on vulkan:0: ranges outside a buffer and overlaps are refused") {
+  const Tensor src = seq({64}, vk()), dst = Tensor::zeros({64}, DType::kFloat32, vk());
+  const DeviceMemory s = src.storage()->memory(), d = dst.storage()->memory();
+  auto copy = [&](std::size_t dst_off, DeviceMemory from, std::size_t src_off, std::size_t n) {
+    std::lock_guard lock(vk().context().launch_mutex());
+    raw().copy_on_device(d, dst_off, from, src_off, n);
+  };
+  copy(0, s, 0, 256);  // the well-formed copy (the copy shader) moves all 64 values
+  check_close(dst, seq({64}, ::nbx::host_device()));
+  refused<InvalidArgument>([&] { copy(0, s, 8, d.bytes); }, {"copy_on_device", "fall outside"});
+  refused<InvalidArgument>([&] { copy(d.bytes, s, 0, 4); }, {"copy_on_device", "fall outside"});
+  refused<InvalidArgument>([&] { copy(0, s, SIZE_MAX - 2, 8); }, {"copy_on_device"});
+  refused<InvalidArgument>([&] { copy(4, d, 0, 64); }, {"copy_on_device", "overlap"});
+  std::vector<float> back(64);
+  refused<InvalidArgument>(
+      [&] {
+        std::lock_guard lock(vk().context().launch_mutex());
+        raw().copy_to_host(back.data(), s, s.bytes - 4, 8);
+      },
+      {"copy_to_host", "fall outside"});
+}
+
 // ---------------------------------------------------------------- the public API
 
 TEST_CASE("public API on vulkan:0: shapes, dims, dtypes, devices") {
