@@ -1,7 +1,8 @@
 // nbx-bench-gpu: the elementwise suite and the dispatch overhead on one device, as a table
 // and as JSON (compared with bench/torch_reference.py by bench/make_table.py); with
 // --suite wave1, the row-wise suite of op wave 1 (bench_rowops.hpp; compared with
-// bench/torch_wave1.py).
+// bench/torch_wave1.py); on CUDA/HIP it runs once more on a device opened with
+// NBX_GPU_ROWS=fast (cases named "…[fast]").
 //
 //   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
 //                 [--suite elementwise|wave1]
@@ -20,6 +21,7 @@
 #include "bench/bench_matmul.hpp"
 #include "bench/bench_rowops.hpp"
 #include "bench/bench_scan.hpp"
+#include "core/capability_resolver.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -42,8 +44,20 @@ int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool qu
               const std::string& json_path) {
   nbx::bench::RowOpsOptions o;
   if (quick) o.rows = 1024, o.cols = 1024, o.vocab_rows = 16, o.vocab = 128256;
-  const auto results =
+  auto results =
       nbx::bench::with_scan_cases(nbx::bench::run_rowops_suite(device, o, timer), device, o, timer);
+  // CUDA/HIP: the same suite with the reduce family's contiguous-row kernel (NBX_GPU_ROWS=fast,
+  // opt-in until measured), named "<case>[fast]" so make_table.py pairs it with PyTorch.
+  const std::string backend = device.id().backend;
+  if (backend == "cuda" || backend == "hip") {
+    auto dev = open_variant(backend, "NBX_GPU_ROWS", "fast");
+    auto caps = nbx::resolve_capabilities(backend, dev->properties(), dev->display_name());
+    const nbx::Device fast(std::make_shared<nbx::DeviceContext>(std::move(dev), std::move(caps)));
+    for (auto r : nbx::bench::run_rowops_suite(fast, o, timer)) {
+      r.name += "[fast]";
+      results.push_back(std::move(r));
+    }
+  }
   std::cout << device.display_name() << ", timer: " << timer.name() << "\n";
   std::cout << std::left << std::setw(36) << "case" << std::setw(16) << "shape" << std::right
             << std::setw(10) << "ms" << std::setw(10) << "GB/s\n";

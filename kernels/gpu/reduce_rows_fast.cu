@@ -1,0 +1,357 @@
+// The "reduce" family's contiguous-row kernel (opt-in: NBX_GPU_ROWS=fast). The general kernel
+// (reduce_kernels.cu) pays, per element, an N-d offset decomposition (64-bit divisions), a
+// run-time dtype switch and a scalar load, and per row a shared-memory tree with a barrier
+// per level: on the H200 it reduced a [32768, 4096] float32 tensor at 575 GB/s, and bfloat16
+// took as long (docs/performance.md, "Op wave 1"). Here, for rows contiguous in memory:
+//   - the storage dtype and the accumulate type are template parameters, and so is the op's
+//     kind (sum, product, maximum, minimum, count), dispatched once at launch;
+//   - a row's kept-dim offset is decomposed once per row; elements are read as 16-byte
+//     vectors from the first 16-byte aligned element of the row (a scalar head before it and
+//     a scalar tail after the last whole vector), kUnroll vectors in flight per thread, each
+//     folded into its own partial state;
+//   - a warp (wavefront) reduces a row through shuffles of each state field; long rows with
+//     few of them get up to a block of warps per row, whose states meet in shared memory
+//     after ONE barrier (double-buffered by round, so no second barrier is needed).
+// Semantics are reduce_state.cuh's, shared with the general kernel: NaN propagation, first
+// index among ties, compensated float sums, int64 wrap-around. States combine in a fixed
+// order: results are deterministic. Within one partial state elements arrive in increasing
+// index order, which the extreme fold relies on (ties keep the earlier element).
+#include <cstdint>
+
+#include "kernels/gpu/elementwise_kernels.cuh"
+#include "kernels/gpu/elementwise_plan.hpp"
+#include "kernels/gpu/reduce_rows_fast.hpp"
+#include "kernels/gpu/reduce_state.cuh"
+
+namespace nbx::gpu {
+namespace {
+
+using namespace reduce_detail;
+
+constexpr int kFastBlock = 256;
+constexpr int kUnroll = 4;  // 16-byte vectors in flight per thread
+
+enum Kind : int { kSumKind, kProdKind, kMaxKind, kMinKind, kCountKind };
+
+// bool's storage: a byte read as "!= 0" (what load_as does), never as a C++ bool.
+struct BoolByte {
+  std::uint8_t b;
+};
+
+template <typename C, typename T>
+NBX_GPU_INLINE C element_value(T x) {
+  return to_compute<C>(x);
+}
+template <typename C>
+NBX_GPU_INLINE C element_value(BoolByte x) {
+  return x.b != 0 ? C(1) : C(0);
+}
+
+template <typename T>
+struct alignas(16) Vec {
+  T x[16 / sizeof(T)];
+};
+
+// The state an empty partial starts from. The count kind counts in the int64 field `idx`
+// (exact for any row length).
+template <int K, typename C>
+NBX_GPU_INLINE State<C> start_state(int op) {
+  State<C> s = identity<C>(op, 0.0);
+  if constexpr (K == kCountKind) s.idx = 0;
+  return s;
+}
+
+// Folds element x at row position k into s. Positions arrive in increasing order within a
+// state, so an extreme replaces the state only when strictly better (or the first NaN):
+// better_extreme's tie rule (smaller index wins) without its index comparisons.
+template <int K, typename C>
+NBX_GPU_INLINE void fold_one(State<C>& s, C x, i64 k) {
+  if constexpr (K == kSumKind) {
+    add_compensated(s, x, C(0));
+  } else if constexpr (K == kProdKind) {
+    if constexpr (IsFloatCompute<C>::value) {
+      s.v *= x;
+    } else {
+      s.v = i64((unsigned long long)s.v * (unsigned long long)x);
+    }
+  } else if constexpr (K == kMaxKind || K == kMinKind) {
+    const bool better = K == kMaxKind ? x > s.v : x < s.v;
+    if (s.idx < 0 || (!nan_value(s.v) && (nan_value(x) || better))) {
+      s.v = x;
+      s.idx = k;
+    }
+  } else {
+    s.idx += x != C(0) ? 1 : 0;
+  }
+}
+
+// Combines two partial states; `a` holds the earlier elements.
+template <int K, typename C>
+NBX_GPU_INLINE State<C> merge(int op, State<C> a, const State<C>& b) {
+  if constexpr (K == kCountKind) {
+    a.idx += b.idx;
+    return a;
+  } else {
+    return combine(op, 0.0, a, b);
+  }
+}
+
+// Every lane of the warp must call this (no lane may have left): lane 0 ends with the
+// combination of all lanes' states, lower lanes first.
+template <int K, typename C>
+NBX_GPU_INLINE State<C> warp_merge(int op, State<C> s) {
+  for (int off = kWarpSize / 2; off > 0; off /= 2) {
+    State<C> o = s;
+    o.v = warp_shuffle_down(s.v, unsigned(off));
+    if constexpr (K == kSumKind && IsFloatCompute<C>::value)
+      o.comp = warp_shuffle_down(s.comp, unsigned(off));
+    if constexpr (K == kMaxKind || K == kMinKind || K == kCountKind)
+      o.idx = warp_shuffle_down(s.idx, unsigned(off));
+    s = merge<K>(op, s, o);
+  }
+  return s;
+}
+
+// Folds row[0, n) into a state: lane g of a group of `group` lanes reads the head elements
+// before the first 16-byte boundary (fewer than a vector, so fewer than `group`), the
+// vectors g, g + group, … (kUnroll at a time, into kUnroll independent states), and the tail
+// elements after the last whole vector.
+template <int K, typename T, typename C>
+NBX_GPU_INLINE State<C> fold_row(int op, const T* row, i64 n, int g, int group) {
+  constexpr int kVec = int(16 / sizeof(T));
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(row);
+  // Elements before the first 16-byte aligned one; a row not even aligned to its element
+  // (no allocator gives one) is read element by element.
+  i64 head = address % sizeof(T) != 0 ? n : i64((16 - address % 16) % 16 / sizeof(T));
+  if (head > n) head = n;
+  State<C> s[kUnroll];
+  for (int u = 0; u < kUnroll; ++u) s[u] = start_state<K, C>(op);
+  for (i64 k = g; k < head; k += group) fold_one<K>(s[0], element_value<C>(row[k]), k);
+  const i64 vectors = (n - head) / kVec;
+  const Vec<T>* vec = reinterpret_cast<const Vec<T>*>(row + head);
+  i64 v = g;
+  for (; v + i64(kUnroll - 1) * group < vectors; v += i64(kUnroll) * group) {
+    Vec<T> x[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) x[u] = vec[v + i64(u) * group];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const i64 k0 = head + (v + i64(u) * group) * kVec;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) fold_one<K>(s[u], element_value<C>(x[u].x[j]), k0 + j);
+    }
+  }
+  for (; v < vectors; v += group) {
+    const Vec<T> x = vec[v];
+    const i64 k0 = head + v * kVec;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) fold_one<K>(s[0], element_value<C>(x.x[j]), k0 + j);
+  }
+  for (i64 k = head + vectors * kVec + g; k < n; k += group)
+    fold_one<K>(s[0], element_value<C>(row[k]), k);
+#pragma unroll
+  for (int u = 1; u < kUnroll; ++u) s[0] = merge<K>(op, s[0], s[u]);
+  return s[0];
+}
+
+// warps_per_row (a power of two) warps reduce each row; a block serves kWarps /
+// warps_per_row rows per round. Every thread runs the same number of rounds, so the
+// barrier (only when warps_per_row > 1, a value uniform over the grid) is reached by all.
+template <int K, typename T, typename C>
+__global__ void __launch_bounds__(kFastBlock)
+    reduce_rows_fast_kernel(const abi::ReduceParams p, int warps_per_row, void* out, const void* in,
+                            void* indices) {
+  constexpr int kWarps = kFastBlock / kWarpSize;
+  __shared__ State<C> partial[2][kWarps];
+  const int wpr = warps_per_row < kWarps ? warps_per_row : kWarps;
+  const int warp = int(threadIdx.x) / kWarpSize, lane = int(threadIdx.x) % kWarpSize;
+  const int group = wpr * kWarpSize;
+  const int g = (warp % wpr) * kWarpSize + lane;  // this thread's lane in its row's group
+  const i64 rows_per_block = kWarps / wpr;
+  const i64 first_row = i64(blockIdx.x) * rows_per_block + warp / wpr;
+  const i64 row_step = i64(gridDim.x) * rows_per_block;
+  const i64 rounds = (p.rows + row_step - 1) / row_step;
+  const T* base = static_cast<const T*>(in);
+  for (i64 round = 0; round < rounds; ++round) {
+    const i64 row = first_row + round * row_step;
+    const bool active = row < p.rows;  // the same for every lane of a warp
+    i64 rest = active ? row : 0, in_off = p.in_offset, out_off = p.out_offset,
+        idx_off = p.index_offset;
+    for (int d = p.out_ndim - 1; d >= 0; --d) {
+      const i64 c = next_coordinate(rest, p.out_sizes[d]);
+      in_off += c * p.in_kept_strides[d];
+      out_off += c * p.out_strides[d];
+      idx_off += c * p.index_strides[d];
+    }
+    State<C> s = active ? fold_row<K, T, C>(p.op, base + in_off, p.row_len, g, group)
+                        : start_state<K, C>(p.op);
+    s = warp_merge<K>(p.op, s);
+    if (wpr > 1) {
+      State<C>* buffer = partial[round & 1];  // the other round's buffer may still be read
+      if (lane == 0) buffer[warp] = s;
+      __syncthreads();
+      if (g == 0)
+        for (int w = 1; w < wpr; ++w) s = merge<K>(p.op, s, buffer[warp + w]);
+    }
+    if (!active || g != 0) continue;
+    if constexpr (K == kCountKind) {
+      if (p.op == abi::kReduce_count_nonzero) {
+        store_as<i64>(out, p.out_dtype, out_off, s.idx);
+        continue;
+      }
+      const bool r = p.op == abi::kReduce_any ? s.idx > 0 : s.idx == p.row_len;
+      s.v = r ? C(1) : C(0);
+    }
+    store_result(p, s, out, out_off, indices, idx_off);
+  }
+}
+
+int kind_of(int op) {
+  switch (op) {
+    case abi::kReduce_sum:
+    case abi::kReduce_mean:
+      return kSumKind;
+    case abi::kReduce_prod:
+      return kProdKind;
+    case abi::kReduce_amax:
+    case abi::kReduce_argmax:
+    case abi::kReduce_max_with_index:
+      return kMaxKind;
+    case abi::kReduce_amin:
+    case abi::kReduce_argmin:
+    case abi::kReduce_min_with_index:
+      return kMinKind;
+    case abi::kReduce_any:
+    case abi::kReduce_all:
+    case abi::kReduce_count_nonzero:
+      return kCountKind;
+    default:
+      return -1;  // var, std, norm, logsumexp: the general kernel
+  }
+}
+
+// Whether `acc` is the accumulation this kernel instantiates for input dtype `in` (the
+// general kernel's C for it): float for 16-bit floats and float32, double, int64.
+bool usual_accumulation(int in, int acc) {
+  const bool acc_float = acc == kFloat16 || acc == kBFloat16 || acc == kFloat32;
+  switch (in) {
+    case kFloat16:
+    case kBFloat16:
+    case kFloat32:
+      return acc_float;
+    case kFloat64:
+      return acc == kFloat64;
+    case kBool:
+    case kInt8:
+    case kUInt8:
+    case kInt16:
+    case kInt32:
+    case kInt64:
+      return !acc_float && acc != kFloat64;
+    default:
+      return false;
+  }
+}
+
+struct Launch {
+  unsigned blocks;
+  int warps_per_row;
+  Stream stream;
+  void* out;
+  const void* in;
+  void* indices;
+};
+
+template <int K, typename T, typename C>
+void launch_kind(const abi::ReduceParams& p, const Launch& l) {
+  reduce_rows_fast_kernel<K, T, C>
+      <<<l.blocks, kFastBlock, 0, l.stream>>>(p, l.warps_per_row, l.out, l.in, l.indices);
+}
+
+template <typename T, typename C>
+void launch_dtype(const abi::ReduceParams& p, const Launch& l) {
+  switch (kind_of(p.op)) {
+    case kSumKind:
+      return launch_kind<kSumKind, T, C>(p, l);
+    case kProdKind:
+      return launch_kind<kProdKind, T, C>(p, l);
+    case kMaxKind:
+      return launch_kind<kMaxKind, T, C>(p, l);
+    case kMinKind:
+      return launch_kind<kMinKind, T, C>(p, l);
+    default:
+      return launch_kind<kCountKind, T, C>(p, l);
+  }
+}
+
+}  // namespace
+
+bool reduce_rows_fast_eligible(const abi::ReduceParams& p) {
+  return p.red_ndim == 1 && p.in_red_strides[0] == 1 && p.row_len >= 1 && p.rows >= 1 &&
+         kind_of(p.op) >= 0 && usual_accumulation(p.in_dtype, p.accumulate_dtype);
+}
+
+bool launch_reduce_rows_fast(const abi::ReduceParams& p, const BoundBuffer* buffers,
+                             int num_buffers, const ElementwiseOptions& options, void* stream,
+                             ElementwiseLaunchResult& result) {
+  if (!reduce_rows_fast_eligible(p)) return false;
+  // Warps per row: one, unless there are too few rows to give every SM its fill of warps
+  // (2048 threads) and the rows are long enough for more warps to share (two rounds of
+  // unrolled vectors per lane at least).
+  const int warp = options.warp_size == 64 ? 64 : 32;
+  const int warps_per_block = kFastBlock / warp;
+  const i64 vec = 16 / dtype_bytes(p.in_dtype);
+  const i64 mps = options.multiprocessors > 0 ? options.multiprocessors : 1;
+  const i64 target_warps = mps * (2048 / warp);
+  int wpr = 1;
+  while (wpr < warps_per_block && p.rows * wpr < target_warps &&
+         p.row_len >= i64(wpr) * 2 * warp * vec * kUnroll)
+    wpr *= 2;
+  const i64 rows_per_block = warps_per_block / wpr;
+  const i64 wanted = (p.rows + rows_per_block - 1) / rows_per_block;
+  const i64 cap = mps * 32;
+  Launch l{unsigned(wanted < cap ? wanted : cap),
+           wpr,
+           static_cast<Stream>(stream),
+           buffers[0].address,
+           buffers[1].address,
+           num_buffers > 2 ? buffers[2].address : nullptr};
+  switch (p.in_dtype) {
+    case kFloat16:
+      launch_dtype<half_t, float>(p, l);
+      break;
+    case kBFloat16:
+      launch_dtype<bfloat16_t, float>(p, l);
+      break;
+    case kFloat32:
+      launch_dtype<float, float>(p, l);
+      break;
+    case kFloat64:
+      launch_dtype<double, double>(p, l);
+      break;
+    case kBool:
+      launch_dtype<BoolByte, i64>(p, l);
+      break;
+    case kInt8:
+      launch_dtype<std::int8_t, i64>(p, l);
+      break;
+    case kUInt8:
+      launch_dtype<std::uint8_t, i64>(p, l);
+      break;
+    case kInt16:
+      launch_dtype<std::int16_t, i64>(p, l);
+      break;
+    case kInt32:
+      launch_dtype<std::int32_t, i64>(p, l);
+      break;
+    default:
+      launch_dtype<i64, i64>(p, l);
+      break;
+  }
+  result.error = int(last_launch_error());
+  result.call = "reduce launch (contiguous rows)";
+  result.path = ElementwisePath::kRows;
+  return true;
+}
+
+}  // namespace nbx::gpu
