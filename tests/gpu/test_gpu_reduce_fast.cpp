@@ -318,9 +318,9 @@ void check_fast(const Problem& q, const std::string& label) {
   CHECK_MESSAGE(p_fast.empty(), "fast kernel: " << p_fast);
 }
 
-const DType kDTypes[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16,
-                         DType::kFloat64, DType::kInt32,   DType::kInt64,
-                         DType::kInt8,    DType::kUInt8,   DType::kBool};
+const DType kDTypes[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64,
+                         DType::kInt32,   DType::kInt64,   DType::kInt8,     DType::kUInt8,
+                         DType::kBool,    DType::kInt16};
 
 TEST_CASE("fast rows: every op and dtype on lengths around the warp and vector widths") {
   struct Shape {
@@ -362,6 +362,19 @@ TEST_CASE("fast rows: many short rows, few long rows, strided and offset outputs
                           std::to_string(s.first) + "x" + std::to_string(s.second) + " seed " +
                           std::to_string(seed - 1));
       }
+    }
+}
+
+TEST_CASE("fast rows: a whole 1-d tensor (no kept dim) reduces to one element") {
+  std::uint64_t seed = 72500;
+  for (int op : fast_ops())
+    for (DType t : kDTypes) {
+      if (!op_takes(op, t)) continue;
+      Problem q = make_problem(op, t, 1, 100003, 2, 100003, seed++);
+      q.kept_sizes.clear();
+      q.kept_strides.clear();
+      check_fast(q, "op " + std::to_string(op) + " " + std::string(dtype_name(t)) +
+                        " 1-d of 100003 at offset 2");
     }
 }
 
