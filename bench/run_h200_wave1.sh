@@ -19,7 +19,9 @@ step() {  # step NAME SECONDS COMMAND...
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$O/gpu.txt" 2>&1
 
 # Correctness, concurrently.
-NBX_TEST_GPU_BACKEND=cuda step gpu_tests 60 "$B/tests/gpu/test_gpu_backend" &
+NBX_TEST_GPU_BACKEND=cuda step gpu_tests 60 "$B/tests/gpu/test_gpu_backend" -tce="fast rows*" &
+NBX_TEST_GPU_BACKEND=cuda step gpu_reduce_fast 60 "$B/tests/gpu/test_gpu_backend" -tc="fast rows*" &
+NBX_GPU_ROWS=fast step conf_cuda_fast 60 "$B/nbx" conformance --backend cuda --families reduce --json "$O/conf_cuda_fast.json" &
 step conf_cuda 60 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
 step conf_vulkan 60 "$B/nbx" conformance --backend vulkan --json "$O/conf_vulkan.json" &
 for t in matmul reduce softmax_norm scan fill backend; do
@@ -27,11 +29,14 @@ for t in matmul reduce softmax_norm scan fill backend; do
 done
 wait
 
-# Benchmarks, one at a time.
-step bench_cuda_wave1 40 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_wave1.json"
+# Benchmarks, one at a time (--suite wave1 on CUDA/HIP also runs the NBX_GPU_ROWS=fast
+# device: rows named "[fast]").
+step bench_cuda_wave1 80 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_wave1.json"
 step torch_wave1 40 python3 bench/torch_wave1.py --json "$O/torch_wave1.json"
 step bench_cuda_matmul 40 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite matmul --json "$O/nbx_cuda_matmul.json"
 step torch_matmul 30 python3 bench/torch_matmul.py --json "$O/torch_matmul.json"
 step bench_vk_wave1 40 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1.json"
 step bench_vk_matmul 40 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite matmul --json "$O/nbx_vk_matmul.json"
 cat "$O/steps.log"
+# The machine returns at most 8 files: pack everything into one.
+tar czf "$O/../wave1-results.tgz" -C "$O" . && rm -rf "${O:?}"/* && mv "$O/../wave1-results.tgz" "$O/"
