@@ -39,4 +39,4 @@ step bench_vk_wave1 40 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 
 step bench_vk_matmul 40 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite matmul --json "$O/nbx_vk_matmul.json"
 cat "$O/steps.log"
 # The machine returns at most 8 files: pack everything into one.
-tar czf "$O/../wave1-results.tgz" -C "$O" . && rm -rf "${O:?}"/* && mv "$O/../wave1-results.tgz" "$O/"
+tar czf /tmp/wave1-results.tgz -C "$O" . && rm -rf "${O:?}"/* && mv /tmp/wave1-results.tgz "$O/"
