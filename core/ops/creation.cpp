@@ -103,6 +103,7 @@ DType range_compute_dtype(bool integral, DType out, const Device& device,
 
 Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device) {
   check_bytes("full", shape, dtype, ".");
+  detail::require_dtype_support("full", dtype, device);  // named "full", not "empty" (harden)
   return Tensor::full(shape, value, dtype, device);
 }
 

@@ -21,6 +21,8 @@ ScanResult run_scan(const char* name, abi::ScanOp op, const Tensor& x, std::int6
   if (!x.defined()) throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
   const bool extreme = op == abi::kScan_cummax || op == abi::kScan_cummin;
   // A requested dtype casts the input first, as PyTorch does; integers sum into int64.
+  // Refused under this op's name, not the cast's (harden: it said "cast on host").
+  if (dtype) detail::require_dtype_support(name, *dtype, x.device());
   const Tensor src = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
   const DType in = src.dtype();
   const DType out_dtype = extreme || is_floating(in) ? in : DType::kInt64;

@@ -15,6 +15,9 @@ Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
            const std::optional<Tensor>& mask, bool log, std::optional<DType> dtype) {
   if (!x_in.defined())
     throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
+  // A requested dtype the device lacks is refused under this op's name, not the cast's
+  // (harden: softmax(int32, dtype=float64) without fp64 said "cast on host").
+  if (dtype) detail::require_dtype_support(name, *dtype, x_in.device());
   const Tensor x = dtype ? x_in.to(*dtype) : x_in;
   if (!is_floating(x.dtype()))
     throw InvalidArgument(name, std::string(name) + " is not defined for " +

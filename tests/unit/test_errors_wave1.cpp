@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nbx/nbx.hpp"
@@ -297,4 +298,36 @@ TEST_CASE("out of memory: matmul and softmax outputs over the cap, nothing leake
   }
   device_still_works();
   CHECK(host.memory_stats().allocated == before.allocated);
+}
+
+// Runs twice: here with fp64, and under NBX_DEVICE_OVERLAY=no_fp64.yml (meson), where a
+// requested float64 is refused by the op's own name (it said "cast" or "empty" before).
+TEST_CASE("overlay: a requested dtype the device lacks is refused under the op's name") {
+  const Tensor xi = ops::arange(Scalar(0), Scalar(12), Scalar(1), int32).reshape({3, 4});
+  const std::vector<std::pair<std::string, std::function<void()>>> calls = {
+      {"softmax", [&] { ops::softmax(xi, 1, float64); }},
+      {"log_softmax", [&] { ops::log_softmax(xi, 1, float64); }},
+      {"cumsum", [&] { ops::cumsum(xi, 1, float64); }},
+      {"cumprod", [&] { ops::cumprod(xi, 0, float64); }},
+      {"sum", [&] { ops::sum(xi, {}, false, float64); }},
+      {"full", [&] { ops::full({2}, Scalar(1), float64); }},
+      {"arange", [&] { ops::arange(Scalar(0), Scalar(3), Scalar(1), float64); }},
+      {"linspace", [&] { ops::linspace(Scalar(0), Scalar(1), 3, float64); }}};
+  if (host_device().capabilities().fp64.value) {
+    for (const auto& [op, call] : calls) CHECK_NOTHROW(call());
+    return;
+  }
+  for (const auto& [op, call] : calls) {
+    CAPTURE(op);
+    try {
+      call();
+      FAIL("expected Unsupported");
+    } catch (const Unsupported& e) {
+      CHECK(e.op() == op);
+      CHECK(e.capability() == "fp64");
+      CHECK(e.device() == "host");
+      CHECK(std::string(e.what()).find(op + " on host") == 0);
+    }
+    device_still_works();
+  }
 }
