@@ -31,7 +31,11 @@ void launch_fill(const abi::FillParams& p, const Tensor& out, const Tensor* in) 
 // overflow?".
 void check_bytes(const char* op, const Shape& shape, DType dtype, const std::string& args) {
   for (std::int64_t v : shape)
-    if (v <= 0) return;  // empty, or a negative size Tensor::empty refuses by name
+    if (v < 0)  // named by the op (harden: full said "empty: sizes must be non-negative")
+      throw InvalidArgument(
+          op, std::string(op) + ": sizes must be non-negative, got " + to_string(shape) + args);
+  for (std::int64_t v : shape)
+    if (v == 0) return;  // empty
   std::int64_t n = 1;
   for (std::int64_t v : shape)
     if (n >= 0 && __builtin_mul_overflow(n, v, &n)) n = -1;

@@ -30,7 +30,8 @@ ScanResult run_scan(const char* name, abi::ScanOp op, const Tensor& x, std::int6
   if (is_half_type(in)) accumulate = DType::kFloat32;
 
   // A 0-d tensor scans as a single element along its one implicit dim.
-  const int scan_dim = wrap_dim(dim, std::max(1, src.dim()), name);
+  // (wrap_dim takes 0 and -1 for a 0-d tensor itself; the rank it names stays 0.)
+  const int scan_dim = wrap_dim(dim, src.dim(), name);
   abi::ScanParams p{};
   p.op = op;
   p.in_dtype = static_cast<std::int32_t>(in);

@@ -38,8 +38,11 @@ Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
   Tensor m;
   Strides mask_strides;
   if (mask) {
-    if (!mask->defined() || mask->dtype() != DType::kBool)
-      throw InvalidArgument(name, std::string(name) + ": the mask must be a bool tensor.");
+    if (!mask->defined() || mask->dtype() != DType::kBool)  // names what came (harden)
+      throw InvalidArgument(name, std::string(name) + ": the mask must be a bool tensor (got " +
+                                      (mask->defined() ? std::string(dtype_name(mask->dtype()))
+                                                       : std::string("an undefined tensor")) +
+                                      ").");
     if (!(mask->device() == device))
       throw InvalidArgument(name, std::string(name) + ": the mask lives on " +
                                       mask->device().str() + ", the input on " + device.str() +
