@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "core/ops/creation.hpp"
@@ -98,7 +99,17 @@ void Tensor::require_defined(const char* op) const {
 Tensor Tensor::empty(const Shape& shape, DType dtype, const Device& device) {
   check_sizes(shape, "empty");
   ops::detail::require_dtype_support("empty", dtype, device);
-  const std::size_t bytes = static_cast<std::size_t>(nbx::numel(shape)) * dtype_size(dtype);
+  // The byte count must not wrap: [2^62 + 1, 4] float32 wrapped to 16 bytes, and the op
+  // that asked for it (softmax of an expanded view, matmul …) wrote 2^64 elements there.
+  std::int64_t n = 1;
+  for (std::int64_t s : shape)
+    if (n > 0 && __builtin_mul_overflow(n, s, &n)) n = -1;
+  if (n < 0 || n > std::numeric_limits<std::int64_t>::max() / std::int64_t(dtype_size(dtype)))
+    throw InvalidArgument("empty", "empty: " + to_string(shape) + " elements of " +
+                                       std::string(dtype_name(dtype)) +
+                                       " would take more than 2^63 bytes (invalid size, "
+                                       "possible overflow).");
+  const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dtype);
   auto storage = std::make_shared<Storage>(device, bytes);
   return Tensor(std::move(storage), 0, shape, contiguous_strides(shape), dtype);
 }
