@@ -1,0 +1,273 @@
+// The matmul plan (linalg.hpp: plan_matmul): output and accumulate dtypes, the tile that fits
+// the device's shared memory, and the variant — vendor BLAS, cooperative matrix or the own
+// tiled kernel — each with the capability that drove it, as `nbx explain` shows.
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+
+#include "core/ops/linalg.hpp"
+
+namespace nbx::ops {
+namespace {
+
+std::string dtype_str(DType t) {
+  return std::string(dtype_name(t));
+}
+
+// The dtype capability a plan needs, checked on Capabilities alone so that `nbx explain`
+// refuses for an absent architecture exactly as the wrapper would on the device.
+void require_dtype(const std::string& op, DType t, const Capabilities& caps) {
+  const char* key = nullptr;
+  const Capability<bool>* flag = nullptr;
+  switch (t) {
+    case DType::kFloat64:
+      key = "fp64", flag = &caps.fp64;
+      break;
+    case DType::kFloat16:
+      key = "fp16", flag = &caps.fp16;
+      break;
+    case DType::kInt64:
+      key = "int64", flag = &caps.int64;
+      break;
+    case DType::kInt8:
+    case DType::kUInt8:
+      key = "int8", flag = &caps.int8;
+      break;
+    default:
+      break;
+  }
+  std::string source;
+  if (flag && !flag->value) source = flag->source;
+  if (t == DType::kBFloat16 && caps.bf16.value == Bf16Support::kNone)
+    key = "bf16", source = caps.bf16.source;
+  if (source.empty()) return;
+  throw Unsupported(op, caps.device, key,
+                    op + " on " + caps.device + ": " + dtype_str(t) + " tensors need the '" + key +
+                        "' capability, which this device does not have (" + source + "); refused.");
+}
+
+struct TileShape {
+  int m, n, k;
+};
+constexpr TileShape kTiles[] = {{128, 128, 32}, {128, 64, 32}, {64, 64, 32},
+                                {64, 64, 16},   {32, 32, 16},  {16, 16, 16}};
+constexpr int kWantedStages = 4;
+
+void choose_tile(MatmulPlan& plan, const Capabilities& caps, const std::string& op) {
+  const std::int64_t item = static_cast<std::int64_t>(dtype_size(plan.in_dtype));
+  const std::int64_t limit = caps.shared_memory_per_block.value;
+  const int max_stages = std::clamp(caps.pipelining.max_num_stages.value, 1, kWantedStages);
+  plan.shared_memory_limit = limit;
+  // First pass keeps the pipeline (≥ 2 stages) where the device has one; the second takes
+  // any tile that fits at all.
+  for (int min_stages : {std::min(2, max_stages), 1}) {
+    for (const TileShape& t : kTiles) {
+      const std::int64_t per_stage = static_cast<std::int64_t>(t.m + t.n) * t.k * item;
+      const auto stages = static_cast<int>(std::min<std::int64_t>(max_stages, limit / per_stage));
+      if (stages < min_stages) continue;
+      plan.tile_m = t.m, plan.tile_n = t.n, plan.tile_k = t.k, plan.num_stages = stages;
+      plan.shared_memory_bytes = per_stage * stages;
+      const std::string tile =
+          std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k);
+      plan.choices.push_back(
+          {"tile", tile, "shared_memory.per_block", caps.shared_memory_per_block.source,
+           "The largest tile whose " + std::to_string(stages) + "-stage footprint (" +
+               std::to_string(plan.shared_memory_bytes) +
+               " bytes) fits the shared memory per block (" + std::to_string(limit) + " bytes)."});
+      plan.choices.push_back(
+          {"num_stages", std::to_string(stages), "pipelining.max_num_stages",
+           caps.pipelining.max_num_stages.source,
+           "As many stages as fit, at most " + std::to_string(max_stages) + "."});
+      return;
+    }
+  }
+  const TileShape& smallest = kTiles[std::size(kTiles) - 1];
+  throw Unsupported(op, caps.device, "shared_memory.per_block",
+                    op + " on " + caps.device + ": the smallest " + dtype_str(plan.in_dtype) +
+                        " tile (" + std::to_string(smallest.m) + "x" + std::to_string(smallest.n) +
+                        "x" + std::to_string(smallest.k) + ", " +
+                        std::to_string((smallest.m + smallest.n) * smallest.k * item) +
+                        " bytes) does not fit the shared memory per block (" +
+                        std::to_string(limit) + " bytes, " + caps.shared_memory_per_block.source +
+                        "); refused.");
+}
+
+// ---- The variant: which kernel runs the product.
+
+std::atomic<int> g_request{-1};  // -1: NBX_MATMUL not read yet
+
+MatmulRequest parse_request(const char* text) {
+  const std::string v = text ? text : "";
+  if (v.empty() || v == "auto") return MatmulRequest::kAuto;
+  if (v == "tiled") return MatmulRequest::kTiled;
+  if (v == "blas") return MatmulRequest::kBlas;
+  if (v == "coopmat") return MatmulRequest::kCoopMatrix;
+  throw InvalidArgument(
+      "matmul", "NBX_MATMUL='" + v + "' is not a matmul variant (auto, tiled, blas, coopmat).");
+}
+
+bool blas_dtype(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 ||
+         t == DType::kFloat64;
+}
+
+// Whether the device offers a variant, and the provenance that says so.
+struct Offer {
+  bool offered = false;
+  std::string source;
+};
+
+Offer blas_offer(const Capabilities& caps, const BackendDevice* device) {
+  if (device) {
+    const auto& extra = device->properties().extra;
+    const auto it = extra.find("matmul.blas");
+    const std::string note = it == extra.end() ? "" : " (" + it->second + ")";
+    if (device->has_kernel("matmul.blas"))
+      return {true, "runtime: has_kernel(\"matmul.blas\")" + note};
+    return {false, "runtime: no \"matmul.blas\" kernel" +
+                       (note.empty() ? std::string(" (the backend has no vendor BLAS)") : note)};
+  }
+  if (caps.backend == "cuda")
+    return {true, "derived: backend cuda (" +
+                      (caps.device_file.empty() ? caps.device : caps.device_file) +
+                      "): vendor BLAS (cuBLASLt) when the library loads at run time"};
+  return {false, "derived: backend " + caps.backend + " has no vendor BLAS"};
+}
+
+Offer coopmat_offer(const Capabilities& caps, const BackendDevice* device) {
+  if (device) {
+    if (device->has_kernel("matmul.coopmat"))
+      return {true, "runtime: has_kernel(\"matmul.coopmat\")"};
+    return {false, "runtime: no \"matmul.coopmat\" kernel"};
+  }
+  const bool unit = caps.matrix_unit.value == MatrixUnit::kCoopmat ||
+                    caps.matrix_unit.value == MatrixUnit::kCoopmat2;
+  if (caps.backend == "vulkan" && unit)
+    return {true, "derived: backend vulkan, matrix.unit " +
+                      std::string(to_string(caps.matrix_unit.value)) + " (" +
+                      caps.matrix_unit.source + ")"};
+  return {false, "derived: backend " + caps.backend + ", matrix.unit " +
+                     std::string(to_string(caps.matrix_unit.value))};
+}
+
+void choose_variant(MatmulPlan& plan, const Capabilities& caps, const BackendDevice* device,
+                    const std::string& op) {
+  const DType t = plan.in_dtype;
+  const MatmulRequest request = matmul_variant_request();
+  const Offer blas = blas_offer(caps, device);
+  const Offer coop = coopmat_offer(caps, device);
+  // Float16 only: the cooperative-matrix shaders are built for float16 fragments (glslc
+  // has no bfloat16 type), so bfloat16 products stay on the tiled kernel.
+  const bool coop_dtype = t == DType::kFloat16;
+  const auto take = [&](abi::MatmulVariant v, const std::string& key, const std::string& source,
+                        const std::string& reason) {
+    plan.variant = v;
+    plan.choices.push_back({"variant", variant_name(v), key, source, reason});
+  };
+  const auto refuse = [&](const std::string& key, const std::string& why) {
+    throw Unsupported(op, caps.device, key,
+                      op + " on " + caps.device + ": NBX_MATMUL asks for the " + key +
+                          " variant, but " + why + "; refused.");
+  };
+  switch (request) {
+    case MatmulRequest::kTiled:
+      return take(abi::kMatmulTiled, "", "",
+                  "NBX_MATMUL=tiled asks for the own tiled kernel (kernels/gpu, kernels/vulkan).");
+    case MatmulRequest::kBlas:
+      if (!blas.offered)
+        refuse("matmul.blas", "the device has no vendor BLAS (" + blas.source + ")");
+      if (!blas_dtype(t))
+        refuse("matmul.blas", "the vendor BLAS has no " + dtype_str(t) + " product");
+      return take(abi::kMatmulVendorBlas, "matmul.blas", blas.source,
+                  "NBX_MATMUL=blas asks for the vendor BLAS (cuBLASLt).");
+    case MatmulRequest::kCoopMatrix:
+      if (!coop.offered)
+        refuse("matmul.coopmat",
+               "the device has no cooperative-matrix kernel (" + coop.source + ")");
+      if (!coop_dtype)
+        refuse("matmul.coopmat",
+               "the cooperative-matrix kernel takes float16, not " + dtype_str(t));
+      return take(abi::kMatmulCoopMatrix, "matmul.coopmat", coop.source,
+                  "NBX_MATMUL=coopmat asks for the cooperative-matrix kernel.");
+    case MatmulRequest::kAuto:
+      break;
+  }
+  if (blas.offered && blas_dtype(t))
+    return take(abi::kMatmulVendorBlas, "matmul.blas", blas.source,
+                "The vendor BLAS (cuBLASLt) is the fastest path for floating products "
+                "(float32 without TF32, 16-bit floats accumulate in float32); the tile above is "
+                "the own kernel's, which NBX_MATMUL=tiled takes.");
+  if (coop.offered && coop_dtype)
+    return take(abi::kMatmulCoopMatrix, "matmul.coopmat", coop.source,
+                "float16 runs on the device's cooperative-matrix unit.");
+  std::string why = "The own tiled kernel";
+  if (blas.offered)
+    why += ": the vendor BLAS has no wrapping " + dtype_str(t) + " product";
+  else if (device && device->properties().extra.count("matmul.blas"))
+    why += ": the vendor BLAS is unavailable";
+  else
+    why += ": the device offers no vendor BLAS or cooperative-matrix kernel for " + dtype_str(t);
+  take(abi::kMatmulTiled, blas.offered ? "" : "matmul.blas", blas.offered ? "" : blas.source,
+       why + ".");
+}
+
+}  // namespace
+
+MatmulRequest matmul_variant_request() {
+  int r = g_request.load();
+  if (r < 0) {
+    r = static_cast<int>(parse_request(std::getenv("NBX_MATMUL")));
+    int unset = -1;
+    if (!g_request.compare_exchange_strong(unset, r)) r = unset;
+  }
+  return static_cast<MatmulRequest>(r);
+}
+
+void set_matmul_variant_request(MatmulRequest request) {
+  g_request.store(static_cast<int>(request));
+}
+
+const char* variant_name(abi::MatmulVariant v) {
+  switch (v) {
+    case abi::kMatmulVendorBlas:
+      return "vendor BLAS";
+    case abi::kMatmulCoopMatrix:
+      return "cooperative matrix";
+    default:
+      return "tiled";
+  }
+}
+
+MatmulPlan plan_matmul(DType in_dtype, const Capabilities& caps, const std::string& op,
+                       const BackendDevice* device) {
+  if (in_dtype == DType::kBool) throw InvalidArgument(op, op + " is not defined for bool tensors.");
+  require_dtype(op, in_dtype, caps);
+  MatmulPlan plan;
+  plan.in_dtype = in_dtype;
+  plan.out_dtype = in_dtype;
+  plan.accumulate_dtype = is_half_type(in_dtype) ? DType::kFloat32 : in_dtype;
+  const bool native_bf16 = caps.bf16.value == Bf16Support::kNative;
+  if (in_dtype == DType::kFloat16 && !native_bf16) {
+    // Pre-Ampere parts (no native bf16) overflow float16 outputs of long dot products.
+    plan.out_dtype = DType::kFloat32;
+    plan.choices.push_back({"out_dtype", "float32", "bf16", caps.bf16.source,
+                            "float16 inputs on a device without native bf16 (bf16: " +
+                                std::string(to_string(caps.bf16.value)) +
+                                ") return float32, as overflow protection."});
+  } else {
+    plan.choices.push_back(
+        {"out_dtype", dtype_str(plan.out_dtype), "", "", "The product keeps its operands' dtype."});
+  }
+  require_dtype(op, plan.out_dtype, caps);
+  plan.choices.push_back({"accumulate_dtype", dtype_str(plan.accumulate_dtype),
+                          in_dtype == DType::kBFloat16 ? "bf16" : "",
+                          in_dtype == DType::kBFloat16 ? caps.bf16.source : "",
+                          is_half_type(in_dtype)
+                              ? "16-bit floats accumulate in float32."
+                              : "The operands' dtype accumulates (integers wrap, as PyTorch's)."});
+  choose_tile(plan, caps, op);
+  choose_variant(plan, caps, device, op);
+  return plan;
+}
+
+}  // namespace nbx::ops
