@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/device_id.hpp"
@@ -97,6 +99,11 @@ class BackendDevice {
   // Raw allocation, no caching (the CachingAllocator above does that). Throws OutOfMemory
   // when the driver has no memory; the allocator retries once after returning its pool.
   // A zero-byte request returns an empty DeviceMemory.
+  //
+  // The device remembers what it allocated: free, the copies and launch refuse
+  // (InvalidArgument) memory it did not allocate or has freed — another device's, a double
+  // free — and a DeviceMemory claiming more bytes than its allocation, where a backend would
+  // otherwise cast a foreign handle or read past the end.
   DeviceMemory allocate(std::size_t bytes);
   void free(DeviceMemory memory);
   MemoryInfo memory_info() const { return memory_info_impl(); }
@@ -136,9 +143,15 @@ class BackendDevice {
   virtual void launch_impl(const KernelLaunch& launch) = 0;
   virtual bool has_kernel_impl(std::string_view kernel) const = 0;
 
+  // Throws InvalidArgument unless `memory` (non-empty) is a live allocation of this device
+  // of at least memory.bytes bytes.
+  void require_owned(std::string_view what, DeviceMemory memory) const;
+
   DeviceId id_;
   DeviceProperties properties_;
   std::uint64_t launches_ = 0;
+  mutable std::mutex owned_mutex_;
+  std::unordered_map<const void*, std::size_t> owned_;  // live allocations: handle → bytes
 };
 
 // What a backend says when asked for its devices: the devices, or why there are none.

@@ -518,6 +518,53 @@ TEST_CASE("raw copies on vulkan:0: ranges outside a buffer and overlaps are refu
       {"copy_to_host", "fall outside"});
 }
 
+TEST_CASE("raw memory the device did not allocate: another device's, freed, oversized") {
+  const Tensor host_t = seq({64}, ::nbx::host_device());
+  const DeviceMemory foreign = host_t.storage()->memory();  // the host backend's allocation
+  const Tensor dst = Tensor::zeros({64}, DType::kFloat32, vk());
+  const Tensor src = seq({64}, vk());
+  const DeviceMemory d = dst.storage()->memory();
+  // Raw calls take the device's launch lock, as the ops do (refused() then runs ops itself).
+  auto locked = [&](const std::function<void()>& f) {
+    return [&, f] {
+      std::lock_guard lock(vk().context().launch_mutex());
+      f();
+    };
+  };
+  refused<InvalidArgument>(locked([&] { raw().copy_on_device(d, 0, foreign, 0, 256); }),
+                           {"copy_on_device", "not live memory of this device"});
+  std::vector<float> back(64);
+  refused<InvalidArgument>(locked([&] { raw().copy_to_host(back.data(), foreign, 0, 256); }),
+                           {"copy_to_host", "not live memory of this device"});
+  // A launch binding the foreign buffer is refused before the backend sees the handle.
+  const KernelBuffer bufs[] = {{d, true}, {foreign, false}};
+  refused<InvalidArgument>(locked([&] {
+                             raw().launch({"vk_copy_probe", bufs, {}});
+                           }),
+                           {"vk_copy_probe", "not live memory of this device"});
+  // A DeviceMemory claiming more bytes than its allocation.
+  const KernelBuffer big[] = {{{d.handle, d.bytes * 2}, true}, {d, false}};
+  refused<InvalidArgument>(locked([&] {
+                             raw().launch({"vk_copy_probe", big, {}});
+                           }),
+                           {"vk_copy_probe", "names an allocation of"});
+  // Freed memory, and a second free.
+  DeviceMemory m;
+  locked([&] {
+    m = raw().allocate(256);
+    raw().free(m);
+  })();
+  refused<InvalidArgument>(locked([&] { raw().copy_from_host(m, 0, back.data(), 16); }),
+                           {"copy_from_host", "already freed"});
+  refused<InvalidArgument>(locked([&] { raw().free(m); }), {"free", "already freed"});
+  // The device still works: a real copy lands.
+  locked([&] {
+    raw().copy_on_device(d, 0, src.storage()->memory(), 0, 256);
+    raw().copy_to_host(back.data(), d, 0, 256);
+  })();
+  for (int i = 0; i < 64; ++i) CHECK(back[i] == float(i));
+}
+
 // ---------------------------------------------------------------- the public API
 
 TEST_CASE("public API on vulkan:0: shapes, dims, dtypes, devices") {
