@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "core/kernel_abi.hpp"
@@ -51,31 +52,27 @@ void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
   const bool triangle = p.op == abi::kFill_triu || p.op == abi::kFill_tril;
   const bool range = p.op == abi::kFill_arange || p.op == abi::kFill_linspace;
   const std::string op = triangle || range ? kOpNames[p.op] : "fill";
-  const std::string where = op + " on " + ctx.name;
-  auto bad = [&](const std::string& why) { throw InvalidArgument(op, where + ": " + why + "."); };
-  if (!triangle && !range) bad("unknown fill op code " + std::to_string(p.op));
+  const LaunchChecks chk(ctx, op);
+  if (!triangle && !range) chk.bad("unknown fill op code " + std::to_string(p.op));
   if (launch.buffers.size() != (triangle ? 2u : 1u))
-    bad("takes " + std::to_string(triangle ? 2 : 1) + " buffers, got " +
-        std::to_string(launch.buffers.size()));
+    chk.bad("takes " + std::to_string(triangle ? 2 : 1) + " buffers, got " +
+            std::to_string(launch.buffers.size()));
   if (p.ndim < (triangle ? 2 : 1) || p.ndim > (triangle ? abi::kMaxDims : 1))
-    bad("ndim " + std::to_string(p.ndim) + " is out of range");
+    chk.bad("ndim " + std::to_string(p.ndim) + " is out of range");
   auto dtype_ok = [](std::int32_t t) { return t >= 0 && t < kNumDTypes; };
   if (!dtype_ok(p.out_dtype) || !dtype_ok(p.in_dtype) || (triangle && p.in_dtype != p.out_dtype))
-    bad("dtypes out " + std::to_string(p.out_dtype) + ", in " + std::to_string(p.in_dtype));
+    chk.bad("dtypes out " + std::to_string(p.out_dtype) + ", in " + std::to_string(p.in_dtype));
   std::int64_t n = 1;
   for (int d = 0; d < p.ndim; ++d) {
     // Each size on its own (harden): two negative sizes multiply to a plausible numel.
-    if (p.sizes[d] < 0) bad("negative size " + std::to_string(p.sizes[d]));
+    if (p.sizes[d] < 0) chk.bad("negative size " + std::to_string(p.sizes[d]));
     n *= p.sizes[d];
   }
-  if (n != p.numel || n < 0) bad("numel " + std::to_string(p.numel) + " != product of sizes");
+  if (n != p.numel || n < 0) chk.bad("numel " + std::to_string(p.numel) + " != product of sizes");
   if (n == 0) return;
 
   const DType out = DType(p.out_dtype), in = DType(p.in_dtype);
   const auto& f = ctx.features;
-  auto refuse = [&](const char* cap, const std::string& why) {
-    throw Unsupported(op, ctx.name, cap, where + ": " + why + "; refused.");
-  };
   // Float ranges run in float64 wherever the device has it (the host's arithmetic, so
   // results match it exactly), else in float32 pairs; integer ranges in their dtype.
   Mode mode = kTriangle;
@@ -86,35 +83,20 @@ void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
   const bool f64 = mode == kFloat64 || (range && out == DType::kFloat64);
   const bool i64 = mode == kInt64 || (range && out == DType::kInt64);
   if (out == DType::kFloat64 && !f.fp64)
-    refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
+    chk.refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
   if ((out == DType::kInt64 || mode == kInt64) && !f.int64)
-    refuse("int64", "int64 needs shaderInt64, which this device lacks");
+    chk.refuse("int64", "int64 needs shaderInt64, which this device lacks");
   if (out == DType::kFloat16 && !f.fp16)
-    refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
+    chk.refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
   if (n > INT32_MAX)
-    refuse("max_elements",
-           std::to_string(n) + " elements exceed the 2^31 - 1 the 32-bit index path supports");
+    chk.refuse("max_elements",
+               std::to_string(n) + " elements exceed the 2^31 - 1 the 32-bit index path supports");
 
   auto check = [&](std::size_t b, std::int64_t offset, const std::int64_t* strides,
                    const char* label) {
-    const DeviceMemory& m = launch.buffers[b].memory;
-    if (!m) bad(std::string(label) + " has no buffer");
-    // Overflow-checked, and compared in elements (harden): with an offset near 2^62,
-    // (last + 1) * itemsize wrapped below the buffer size and the view passed.
-    std::int64_t last = offset, step = 0;
-    for (int d = 0; d < p.ndim; ++d) {
-      if (strides[d] < 0) bad("negative stride");
-      if (__builtin_mul_overflow(p.sizes[d] - 1, strides[d], &step) ||
-          __builtin_add_overflow(last, step, &last))
-        bad(std::string(label) + "'s offset and strides overflow 64-bit element indices");
-    }
-    if (offset < 0 || last < 0 || std::uint64_t(last) >= m.bytes / dtype_size(out))
-      bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
-          std::to_string(m.bytes) + "-byte buffer");
-    if (m.bytes > f.max_storage_buffer_range)
-      refuse("maxStorageBufferRange", "a " + std::to_string(m.bytes) +
-                                          "-byte operand exceeds maxStorageBufferRange (" +
-                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+    std::int64_t last = offset;
+    for (int d = 0; d < p.ndim; ++d) chk.reach(last, p.sizes[d], strides[d], label);
+    chk.inside(label, offset, last, out, launch.buffers[b].memory);
   };
   check(0, p.out_offset, p.out_strides, "the output");
   if (triangle) check(1, p.in_offset, p.in_strides, "the input");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/errors.hpp"
 
 namespace nbx::vulkan {
@@ -156,6 +157,7 @@ MatmulLaunch check_matmul(const VulkanDevice& device, const KernelLaunch& launch
   MatmulLaunch l;
   const DeviceContext& ctx = device.context();
   l.where = "matmul on " + ctx.name;
+  const LaunchChecks chk(ctx, "matmul");
   const auto bad = [&](const std::string& why) {
     throw InvalidArgument("matmul", l.where + ": " + why + ".");
   };
@@ -225,31 +227,13 @@ MatmulLaunch check_matmul(const VulkanDevice& device, const KernelLaunch& launch
     const Operand& o = ops[q];
     if (q == 3 && !l.use_addend) continue;
     if ((o.rows == 0 || o.cols == 0) && q < 2) continue;  // k == 0: A and B are not read
-    const DeviceMemory& mem = launch.buffers[std::size_t(o.buffer)].memory;
-    if (!mem) bad(std::string(o.name) + " has no buffer");
     std::int64_t last = o.offset;
-    // Overflow-checked, and compared in elements below (harden): with an offset near
-    // 2^62, (last + 1) * itemsize wrapped below the buffer size and the view passed.
-    const auto reach = [&](std::int64_t size, std::int64_t stride) {
-      if (stride < 0) bad(std::string(o.name) + " has a negative stride");
-      std::int64_t step = 0;
-      if (size > 0 && (__builtin_mul_overflow(size - 1, stride, &step) ||
-                       __builtin_add_overflow(last, step, &last)))
-        bad(std::string(o.name) + "'s offset and strides overflow 64-bit element indices");
-    };
-    for (int d = 0; d < p.batch_ndim; ++d) reach(p.batch_sizes[d], o.batch_strides[d]);
-    reach(o.rows, o.row_stride);
-    reach(o.cols, o.col_stride);
-    if (o.offset < 0 || last < 0 || std::uint64_t(last) >= mem.bytes / dtype_size(o.dtype))
-      bad(std::string(o.name) + " reaches element " + std::to_string(last) + " of a " +
-          std::to_string(mem.bytes) + "-byte buffer");
-    if (last > kMaxIndex)
-      refuse("max_elements", std::string(o.name) + " reaches element " + std::to_string(last) +
-                                 ", past the 2^31 - 1 the 32-bit index path supports");
-    if (mem.bytes > f.max_storage_buffer_range)
-      refuse("maxStorageBufferRange", "a " + std::to_string(mem.bytes) +
-                                          "-byte operand exceeds maxStorageBufferRange (" +
-                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+    for (int d = 0; d < p.batch_ndim; ++d)
+      chk.reach(last, p.batch_sizes[d], o.batch_strides[d], o.name);
+    chk.reach(last, o.rows, o.row_stride, o.name);
+    chk.reach(last, o.cols, o.col_stride, o.name);
+    chk.inside(o.name, o.offset, last, o.dtype, launch.buffers[std::size_t(o.buffer)].memory,
+               kMaxIndex);
     l.u.offsets[q] = std::uint32_t(o.offset);
     for (int d = 0; d < p.batch_ndim; ++d)
       l.u.batch_strides[q][d] = std::uint32_t(o.batch_strides[d]);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "core/kernel_abi.hpp"
@@ -49,51 +50,44 @@ void launch_norm(VulkanDevice& dev, const KernelLaunch& launch) {
                                       std::to_string(sizeof p) + ".");
   std::memcpy(&p, launch.params.data(), sizeof p);
   const char* op = op_name(p.op);
-  const std::string where = std::string(op) + " on " + ctx.name;
-  auto bad = [&](const std::string& why) { throw InvalidArgument(op, where + ": " + why + "."); };
-  auto refuse = [&](const char* cap, const std::string& why) {
-    throw Unsupported(op, ctx.name, cap, where + ": " + why + "; refused.");
-  };
+  const LaunchChecks chk(ctx, op);
   if (p.op < abi::kNorm_layer_norm || p.op > abi::kNorm_batch_norm)
-    bad("unknown op code " + std::to_string(p.op));
+    chk.bad("unknown op code " + std::to_string(p.op));
   const bool batch = p.op == abi::kNorm_batch_norm;
   const std::size_t nbuf = launch.buffers.size();
   if (nbuf < (batch ? 6u : 2u) || nbuf > kDataBindings)
-    bad(std::to_string(nbuf) + " buffers for " + op);
+    chk.bad(std::to_string(nbuf) + " buffers for " + op);
   bool f64 = false, f16 = false;
   for (std::int32_t t : {p.in_dtype, p.out_dtype, p.accumulate_dtype, p.param_dtype}) {
     if (t < 0 || t >= kNumDTypes || !is_floating(DType(t)))
-      bad("dtype code " + std::to_string(t) + " is not a floating dtype");
+      chk.bad("dtype code " + std::to_string(t) + " is not a floating dtype");
     f64 |= DType(t) == DType::kFloat64;
     f16 |= DType(t) == DType::kFloat16;
   }
-  if (p.rows < 0 || p.row_len < 0) bad("negative rows or row_len");
+  if (p.rows < 0 || p.row_len < 0) chk.bad("negative rows or row_len");
   const bool by_channel = batch || p.op == abi::kNorm_group_norm;
   // Divided, not multiplied (harden): channels * inner could wrap to row_len in 64 bits.
   if (by_channel && (p.inner <= 0 || p.groups <= 0 || p.channels <= 0 ||
                      p.channels % p.groups != 0 || p.row_len % p.inner != 0 ||
                      p.row_len / p.inner != (batch ? p.channels : p.channels / p.groups)))
-    bad("channels " + std::to_string(p.channels) + ", groups " + std::to_string(p.groups) +
-        " and inner " + std::to_string(p.inner) + " disagree with row_len " +
-        std::to_string(p.row_len));
+    chk.bad("channels " + std::to_string(p.channels) + ", groups " + std::to_string(p.groups) +
+            " and inner " + std::to_string(p.inner) + " disagree with row_len " +
+            std::to_string(p.row_len));
   if (p.rows == 0 || p.row_len == 0) return;
-  if (f64 && !f.fp64) refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
-  if (f16 && !f.fp16) refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
+  if (f64 && !f.fp64) chk.refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
+  if (f16 && !f.fp16) chk.refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
 
   const std::int64_t numel = p.rows * p.row_len, params = by_channel ? p.channels : p.row_len;
   if (numel / p.rows != p.row_len || numel > INT32_MAX)
-    refuse("max_elements", std::to_string(p.rows) + " rows of " + std::to_string(p.row_len) +
-                               " elements exceed the 2^31 - 1 the 32-bit index path supports");
+    chk.refuse("max_elements", std::to_string(p.rows) + " rows of " + std::to_string(p.row_len) +
+                                   " elements exceed the 2^31 - 1 the 32-bit index path supports");
   auto check = [&](std::size_t k, std::int64_t elements, std::int32_t dtype, const char* label) {
-    if (k >= nbuf || !launch.buffers[k].memory) bad(std::string(label) + " is not bound");
+    if (k >= nbuf || !launch.buffers[k].memory) chk.bad(std::string(label) + " is not bound");
     const DeviceMemory& m = launch.buffers[k].memory;
     if (std::uint64_t(elements) > m.bytes / dtype_size(DType(dtype)))  // no wrap (harden)
-      bad(std::string(label) + " holds " + std::to_string(m.bytes) + " bytes; " +
-          std::to_string(elements) + " elements are read or written");
-    if (m.bytes > f.max_storage_buffer_range)
-      refuse("maxStorageBufferRange", "a " + std::to_string(m.bytes) +
-                                          "-byte operand exceeds maxStorageBufferRange (" +
-                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+      chk.bad(std::string(label) + " holds " + std::to_string(m.bytes) + " bytes; " +
+              std::to_string(elements) + " elements are read or written");
+    chk.storage_range(m);
   };
   check(0, numel, p.out_dtype, "the output");
   check(1, numel, p.in_dtype, "the input");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "core/kernel_abi.hpp"
@@ -104,48 +105,48 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
   std::memcpy(&p, launch.params.data(), sizeof p);
   const bool known = p.op >= 0 && p.op < kNumOps;
   const std::string op = known ? kOpNames[p.op] : "reduce";
-  const std::string where = op + " on " + ctx.name;
-  auto bad = [&](const std::string& why) { throw InvalidArgument(op, where + ": " + why + "."); };
-  if (!known) bad("unknown reduce op code " + std::to_string(p.op));
+  const LaunchChecks chk(ctx, op);
+  if (!known) chk.bad("unknown reduce op code " + std::to_string(p.op));
   const bool with_index =
       p.op == abi::kReduce_max_with_index || p.op == abi::kReduce_min_with_index;
   if (launch.buffers.size() != (with_index ? 3u : 2u))
-    bad("takes " + std::to_string(with_index ? 3 : 2) + " buffers, got " +
-        std::to_string(launch.buffers.size()));
+    chk.bad("takes " + std::to_string(with_index ? 3 : 2) + " buffers, got " +
+            std::to_string(launch.buffers.size()));
   if (p.out_ndim < 0 || p.out_ndim > abi::kMaxDims || p.red_ndim < 0 || p.red_ndim > abi::kMaxDims)
-    bad("dims out of range (" + std::to_string(p.out_ndim) + " kept, " +
-        std::to_string(p.red_ndim) + " reduced)");
+    chk.bad("dims out of range (" + std::to_string(p.out_ndim) + " kept, " +
+            std::to_string(p.red_ndim) + " reduced)");
   auto dtype_ok = [](std::int32_t t) { return t >= 0 && t < kNumDTypes; };
   if (!dtype_ok(p.in_dtype) || !dtype_ok(p.out_dtype) || !dtype_ok(p.accumulate_dtype))
-    bad("dtype code out of range");
+    chk.bad("dtype code out of range");
   // Each size on its own (harden): two negative sizes multiply to a plausible row count,
   // and the reach below skips sizes <= 0, so the shader would walk 2^32 - 1 elements.
   for (int d = 0; d < p.out_ndim + p.red_ndim; ++d) {
     const std::int64_t s = d < p.out_ndim ? p.out_sizes[d] : p.red_sizes[d - p.out_ndim];
-    if (s < 0) bad("negative size " + std::to_string(s));
+    if (s < 0) chk.bad("negative size " + std::to_string(s));
   }
   std::int64_t rows = 1, len = 1;
   for (int d = 0; d < p.out_ndim; ++d) rows *= p.out_sizes[d];
   for (int d = 0; d < p.red_ndim; ++d) len *= p.red_sizes[d];
   if (rows != p.rows || len != p.row_len || rows < 0 || len < 0)
-    bad("rows " + std::to_string(p.rows) + " / row_len " + std::to_string(p.row_len) +
-        " disagree with the sizes");
+    chk.bad("rows " + std::to_string(p.rows) + " / row_len " + std::to_string(p.row_len) +
+            " disagree with the sizes");
   if (rows == 0) return;
 
   const DType in = DType(p.in_dtype), out = DType(p.out_dtype), acc = DType(p.accumulate_dtype);
   const bool index_out = p.op == abi::kReduce_argmax || p.op == abi::kReduce_argmin ||
                          p.op == abi::kReduce_count_nonzero;
-  if (index_out && out != DType::kInt64) bad("writes int64, not " + std::string(dtype_name(out)));
+  if (index_out && out != DType::kInt64)
+    chk.bad("writes int64, not " + std::string(dtype_name(out)));
   const Cls cls = acc == DType::kFloat64 ? Cls::D
                   : acc == DType::kInt64 ? Cls::L
                   : is_floating(acc)     ? Cls::F
                                          : Cls::I;
   if ((cls == Cls::F || cls == Cls::D) != is_floating(in))
-    bad("accumulates " + std::string(dtype_name(in)) + " in " + std::string(dtype_name(acc)));
+    chk.bad("accumulates " + std::string(dtype_name(in)) + " in " + std::string(dtype_name(acc)));
   const bool float_op = p.op == abi::kReduce_mean || p.op == abi::kReduce_var ||
                         p.op == abi::kReduce_std || p.op == abi::kReduce_norm ||
                         p.op == abi::kReduce_logsumexp;
-  if (float_op && !is_floating(acc)) bad("needs a floating accumulate dtype");
+  if (float_op && !is_floating(acc)) chk.bad("needs a floating accumulate dtype");
   // Index and count outputs are written as raw 64-bit words: only values need the types.
   bool f64 = false, i64 = false, f16 = false;
   for (DType t : {in, acc, index_out ? in : out}) {
@@ -153,41 +154,22 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
     i64 |= t == DType::kInt64;
     f16 |= t == DType::kFloat16;
   }
-  auto refuse = [&](const char* cap, const std::string& why) {
-    throw Unsupported(op, ctx.name, cap, where + ": " + why + "; refused.");
-  };
   const auto& f = ctx.features;
-  if (f64 && !f.fp64) refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
-  if (i64 && !f.int64) refuse("int64", "int64 needs shaderInt64, which this device lacks");
-  if (f16 && !f.fp16) refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
+  if (f64 && !f.fp64) chk.refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
+  if (i64 && !f.int64) chk.refuse("int64", "int64 needs shaderInt64, which this device lacks");
+  if (f16 && !f.fp16) chk.refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
   if (rows > INT32_MAX || len > INT32_MAX || rows * len > INT32_MAX)
-    refuse("max_elements", std::to_string(rows) + " rows of " + std::to_string(len) +
-                               " elements exceed the 2^31 - 1 the 32-bit index path supports");
+    chk.refuse("max_elements", std::to_string(rows) + " rows of " + std::to_string(len) +
+                                   " elements exceed the 2^31 - 1 the 32-bit index path supports");
 
   // Every view inside its buffer, every buffer inside one binding.
   auto check = [&](std::size_t b, DType t, std::int64_t offset, std::int64_t last,
                    const char* label) {
-    const DeviceMemory& m = launch.buffers[b].memory;
-    if (!m) bad(std::string(label) + " has no buffer");
-    // Compared in elements (harden): (last + 1) * itemsize wrapped for offsets near 2^62.
-    if (offset < 0 || last < 0 || std::uint64_t(last) >= m.bytes / dtype_size(t))
-      bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
-          std::to_string(m.bytes) + "-byte buffer");
-    if (m.bytes > f.max_storage_buffer_range)
-      refuse("maxStorageBufferRange", "a " + std::to_string(m.bytes) +
-                                          "-byte operand exceeds maxStorageBufferRange (" +
-                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+    chk.inside(label, offset, last, t, launch.buffers[b].memory);
   };
   auto reach = [&](std::int64_t offset, const std::int64_t* sizes, const std::int64_t* strides,
                    int n) {
-    for (int d = 0; d < n; ++d) {
-      if (strides[d] < 0) bad("negative stride");
-      // Overflow-checked (harden): a wrapped sum would pass the bounds check.
-      std::int64_t step = 0;
-      if (sizes[d] > 0 && (__builtin_mul_overflow(sizes[d] - 1, strides[d], &step) ||
-                           __builtin_add_overflow(offset, step, &offset)))
-        bad("a view's offset and strides overflow 64-bit element indices");
-    }
+    for (int d = 0; d < n; ++d) chk.reach(offset, sizes[d], strides[d], "a view");
     return offset;
   };
   check(0, out, p.out_offset, reach(p.out_offset, p.out_sizes, p.out_strides, p.out_ndim),

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "core/kernel_abi.hpp"
@@ -44,64 +45,48 @@ void launch_softmax(VulkanDevice& dev, const KernelLaunch& launch) {
                                          " bytes, expected " + std::to_string(sizeof p) + ".");
   std::memcpy(&p, launch.params.data(), sizeof p);
   const char* op = p.op == abi::kSoftmax_log_softmax ? "log_softmax" : "softmax";
-  const std::string where = std::string(op) + " on " + ctx.name;
-  auto bad = [&](const std::string& why) { throw InvalidArgument(op, where + ": " + why + "."); };
-  auto refuse = [&](const char* cap, const std::string& why) {
-    throw Unsupported(op, ctx.name, cap, where + ": " + why + "; refused.");
-  };
+  const LaunchChecks chk(ctx, op);
   if (p.op != abi::kSoftmax_softmax && p.op != abi::kSoftmax_log_softmax)
-    bad("unknown op code " + std::to_string(p.op));
+    chk.bad("unknown op code " + std::to_string(p.op));
   if (p.variant != abi::kSoftmaxOnePass && p.variant != abi::kSoftmaxLooped)
-    bad("unknown variant " + std::to_string(p.variant));
+    chk.bad("unknown variant " + std::to_string(p.variant));
   if (launch.buffers.size() != (p.has_mask ? 3u : 2u))
-    bad(std::to_string(launch.buffers.size()) + " buffers with has_mask " +
-        std::to_string(p.has_mask));
+    chk.bad(std::to_string(launch.buffers.size()) + " buffers with has_mask " +
+            std::to_string(p.has_mask));
   if (p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims)
-    bad("outer_ndim " + std::to_string(p.outer_ndim) + " is outside [0, 8]");
+    chk.bad("outer_ndim " + std::to_string(p.outer_ndim) + " is outside [0, 8]");
   bool f64 = false, f16 = false;
   for (std::int32_t t : {p.in_dtype, p.out_dtype, p.accumulate_dtype}) {
     if (t < 0 || t >= kNumDTypes || !is_floating(DType(t)))
-      bad("dtype code " + std::to_string(t) + " is not a floating dtype");
+      chk.bad("dtype code " + std::to_string(t) + " is not a floating dtype");
     f64 |= DType(t) == DType::kFloat64;
     f16 |= DType(t) == DType::kFloat16;
   }
   std::int64_t rows = 1;
   for (int d = 0; d < p.outer_ndim; ++d) {
     // Each size on its own (harden): two negative sizes multiply to a plausible row count.
-    if (p.outer_sizes[d] < 0) bad("negative size " + std::to_string(p.outer_sizes[d]));
+    if (p.outer_sizes[d] < 0) chk.bad("negative size " + std::to_string(p.outer_sizes[d]));
     rows *= p.outer_sizes[d];
   }
-  if (rows != p.rows || p.row_len < 0 || rows < 0) bad("rows/row_len disagree with the sizes");
+  if (rows != p.rows || p.row_len < 0 || rows < 0) chk.bad("rows/row_len disagree with the sizes");
   if (p.rows == 0 || p.row_len == 0) return;
-  if (f64 && !f.fp64) refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
-  if (f16 && !f.fp16) refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
+  if (f64 && !f.fp64) chk.refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
+  if (f16 && !f.fp16) chk.refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
 
   // Every view must lie inside its buffer, and its furthest element within the shader's
   // 32-bit offsets.
   auto check_view = [&](std::int64_t offset, const std::int64_t* outer, std::int64_t row_stride,
                         DType t, const DeviceMemory& m, const char* label) {
-    if (offset < 0 || row_stride < 0) bad(std::string(label) + " has a negative offset or stride");
-    // Overflow-checked, and compared in elements (harden): with an offset near 2^62,
-    // (last + 1) * itemsize wrapped below the buffer size and the view passed.
-    std::int64_t last = offset, step = 0;
-    bool overflow = __builtin_mul_overflow(p.row_len - 1, row_stride, &step) ||
-                    __builtin_add_overflow(last, step, &last);
-    for (int d = 0; d < p.outer_ndim; ++d) {
-      if (outer[d] < 0) bad(std::string(label) + " has a negative stride");
-      overflow = overflow || __builtin_mul_overflow(p.outer_sizes[d] - 1, outer[d], &step) ||
-                 __builtin_add_overflow(last, step, &last);
-    }
-    if (overflow) bad(std::string(label) + "'s offset and strides overflow 64-bit element indices");
-    if (!m || std::uint64_t(last) >= m.bytes / dtype_size(t))
-      bad(std::string(label) + " reaches element " + std::to_string(last) + " of a " +
-          std::to_string(m.bytes) + "-byte buffer");
-    if (last >= INT32_MAX || p.rows > INT32_MAX)
-      refuse("max_elements", std::string(label) + " reaches element " + std::to_string(last) +
-                                 "; the 32-bit index path supports 2^31 - 1");
-    if (m.bytes > f.max_storage_buffer_range)
-      refuse("maxStorageBufferRange", "a " + std::to_string(m.bytes) +
-                                          "-byte operand exceeds maxStorageBufferRange (" +
-                                          std::to_string(f.max_storage_buffer_range) + " bytes)");
+    if (offset < 0 || row_stride < 0)
+      chk.bad(std::string(label) + " has a negative offset or stride");
+    std::int64_t last = offset;
+    chk.reach(last, p.row_len, row_stride, label);
+    for (int d = 0; d < p.outer_ndim; ++d) chk.reach(last, p.outer_sizes[d], outer[d], label);
+    if (p.rows > INT32_MAX)
+      chk.refuse("max_elements", std::to_string(p.rows) +
+                                     " rows exceed the 2^31 - 1 the 32-bit "
+                                     "index path supports");
+    chk.inside(label, offset, last, t, m, INT32_MAX - 1);
   };
   check_view(p.out_offset, p.out_outer_strides, p.out_row_stride, DType(p.out_dtype),
              launch.buffers[0].memory, "the output");

@@ -1,0 +1,43 @@
+// The checks every Vulkan kernel family makes on its parameter block before anything is
+// recorded: typed errors named after the op and the device, and the bounds of each strided
+// view — overflow-checked and compared in elements (an offset near 2^62 made
+// (last + 1) * itemsize wrap below the buffer size), inside the 32-bit index path, and within
+// maxStorageBufferRange.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "backends/vulkan/vk_context.hpp"
+#include "core/backend.hpp"
+#include "core/dtype.hpp"
+
+namespace nbx::vulkan {
+
+class LaunchChecks {
+ public:
+  LaunchChecks(const DeviceContext& ctx, std::string op);
+
+  // InvalidArgument("<op> on <device>: <why>.")
+  [[noreturn]] void bad(const std::string& why) const;
+  // Unsupported naming the capability: "<op> on <device>: <why>; refused."
+  [[noreturn]] void refuse(const char* capability, const std::string& why) const;
+
+  // Moves `last` by (size - 1) * stride (nothing for an empty dim); bad() for a negative
+  // stride or a 64-bit overflow.
+  void reach(std::int64_t& last, std::int64_t size, std::int64_t stride,
+             const std::string& label) const;
+  // A view from element `offset` to element `last` of dtype `t` lies in `m`, and `m` within
+  // maxStorageBufferRange; with `max_index` >= 0, `last` must stay at or below it.
+  void inside(const std::string& label, std::int64_t offset, std::int64_t last, DType t,
+              const DeviceMemory& m, std::int64_t max_index = -1) const;
+  // Only the maxStorageBufferRange limit (families that check sizes themselves).
+  void storage_range(const DeviceMemory& m) const;
+
+ private:
+  const DeviceContext& ctx_;
+  std::string op_;
+  std::string where_;
+};
+
+}  // namespace nbx::vulkan
