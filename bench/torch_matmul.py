@@ -13,33 +13,13 @@ The lead's script imports matmul_results(quick) and merges the list.
 """
 import argparse
 import json
-import statistics
 
 import torch
 
+# The same data and timing as the row-wise suite (this folder is on sys.path when run).
+from torch_wave1 import random_nonzero, timed
+
 NAMES = ((torch.bfloat16, "bf16"), (torch.float16, "f16"), (torch.float32, "f32"))
-
-
-def random_nonzero(shape, dtype, seed):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    mag = torch.empty(shape, device="cuda").uniform_(0.25, 2.0, generator=g)
-    sign = torch.randint(0, 2, shape, device="cuda", generator=g) * 2 - 1
-    return (mag * sign).to(dtype)
-
-
-def timed(fn, warmup=3, runs=10):
-    for _ in range(warmup):
-        fn()
-    start = torch.cuda.Event(enable_timing=True)
-    stop = torch.cuda.Event(enable_timing=True)
-    ms = []
-    for _ in range(runs):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        ms.append(start.elapsed_time(stop))
-    return statistics.median(ms)
 
 
 def matmul_results(quick=False):
@@ -49,7 +29,7 @@ def matmul_results(quick=False):
         for dtype, short in NAMES:
             a = random_nonzero((n, n), dtype, 11 + n)
             b = random_nonzero((n, n), dtype, 12 + n)
-            ms = timed(lambda: torch.matmul(a, b))
+            ms = timed(lambda: torch.matmul(a, b), runs=10)
             results.append({"name": f"matmul_{short}[blas]", "shape": f"{n}x{n}x{n}",
                             "variant": "torch", "median_ms": ms,
                             "tflops": 2.0 * n * n * n / (ms * 1e-3) / 1e12})
