@@ -31,29 +31,29 @@ DeviceMemory BackendDevice::allocate(std::size_t bytes) {
   return m;
 }
 
-void BackendDevice::require_owned(std::string_view what, DeviceMemory memory) const {
+void BackendDevice::require_owned(std::string_view what,
+                                  std::initializer_list<DeviceMemory> memories) const {
+  std::lock_guard<std::mutex> lock(owned_mutex_);
+  for (const DeviceMemory& m : memories) check_owned(what, m);
+}
+
+void BackendDevice::check_owned(std::string_view what, DeviceMemory memory) const {
   if (!memory) return;
-  std::size_t bytes = 0;
-  {
-    std::lock_guard<std::mutex> lock(owned_mutex_);
-    const auto it = owned_.find(memory.handle);
-    if (it == owned_.end())
-      throw InvalidArgument(std::string(what),
-                            std::string(what) + " on " + display_name() +
-                                ": a buffer that is not live memory of this device "
-                                "(another device's, or already freed).");
-    bytes = it->second;
-  }
-  if (memory.bytes > bytes)
+  const auto it = owned_.find(memory.handle);
+  if (it == owned_.end())
+    throw InvalidArgument(std::string(what), std::string(what) + " on " + display_name() +
+                                                 ": a buffer that is not live memory of this "
+                                                 "device (another device's, or already freed).");
+  if (memory.bytes > it->second)
     throw InvalidArgument(std::string(what), std::string(what) + " on " + display_name() +
                                                  ": a buffer of " + std::to_string(memory.bytes) +
                                                  " bytes names an allocation of " +
-                                                 std::to_string(bytes) + ".");
+                                                 std::to_string(it->second) + ".");
 }
 
 void BackendDevice::free(DeviceMemory memory) {
   if (!memory) return;
-  require_owned("free", memory);
+  require_owned("free", {memory});
   free_impl(memory);
   std::lock_guard<std::mutex> lock(owned_mutex_);
   owned_.erase(memory.handle);
@@ -62,7 +62,7 @@ void BackendDevice::free(DeviceMemory memory) {
 void BackendDevice::copy_from_host(DeviceMemory dst, std::size_t dst_offset, const void* src,
                                    std::size_t bytes) {
   if (bytes == 0) return;
-  require_owned("copy_from_host", dst);
+  require_owned("copy_from_host", {dst});
   check_range(*this, "copy_from_host", dst, dst_offset, bytes);
   copy_from_host_impl(dst, dst_offset, src, bytes);
 }
@@ -70,7 +70,7 @@ void BackendDevice::copy_from_host(DeviceMemory dst, std::size_t dst_offset, con
 void BackendDevice::copy_to_host(void* dst, DeviceMemory src, std::size_t src_offset,
                                  std::size_t bytes) {
   if (bytes == 0) return;
-  require_owned("copy_to_host", src);
+  require_owned("copy_to_host", {src});
   check_range(*this, "copy_to_host", src, src_offset, bytes);
   copy_to_host_impl(dst, src, src_offset, bytes);
 }
@@ -78,8 +78,7 @@ void BackendDevice::copy_to_host(void* dst, DeviceMemory src, std::size_t src_of
 void BackendDevice::copy_on_device(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                                    std::size_t src_offset, std::size_t bytes) {
   if (bytes == 0) return;
-  require_owned("copy_on_device", dst);
-  require_owned("copy_on_device", src);
+  require_owned("copy_on_device", {dst, src});
   check_range(*this, "copy_on_device", dst, dst_offset, bytes);
   check_range(*this, "copy_on_device", src, src_offset, bytes);
   copy_on_device_impl(dst, dst_offset, src, src_offset, bytes);
@@ -94,7 +93,10 @@ void BackendDevice::launch(const KernelLaunch& launch) {
     throw Unsupported(std::string(launch.kernel), id_.str(), "kernel:" + std::string(launch.kernel),
                       "The " + std::string(launch.kernel) + " kernel is not available on " +
                           display_name() + ".");
-  for (const KernelBuffer& b : launch.buffers) require_owned(launch.kernel, b.memory);
+  {
+    std::lock_guard<std::mutex> lock(owned_mutex_);  // once per launch, not per buffer
+    for (const KernelBuffer& b : launch.buffers) check_owned(launch.kernel, b.memory);
+  }
   ++launches_;
   launch_impl(launch);
 }

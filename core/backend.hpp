@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -143,9 +144,10 @@ class BackendDevice {
   virtual void launch_impl(const KernelLaunch& launch) = 0;
   virtual bool has_kernel_impl(std::string_view kernel) const = 0;
 
-  // Throws InvalidArgument unless `memory` (non-empty) is a live allocation of this device
-  // of at least memory.bytes bytes.
-  void require_owned(std::string_view what, DeviceMemory memory) const;
+  // Throws InvalidArgument unless each non-empty memory is a live allocation of this device
+  // of at least memory.bytes bytes; check_owned expects owned_mutex_ held.
+  void require_owned(std::string_view what, std::initializer_list<DeviceMemory> memories) const;
+  void check_owned(std::string_view what, DeviceMemory memory) const;
 
   DeviceId id_;
   DeviceProperties properties_;
