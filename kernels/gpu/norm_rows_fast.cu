@@ -43,6 +43,7 @@ template <typename T>
 constexpr int kMaxVpt = sizeof(T) == 4 ? 8 : 4;
 constexpr int kMaxWarps = kMaxGroup / kWarpSize;
 constexpr int kLoopUnroll = 4;  // vectors in flight per lane in the looped kernel
+constexpr int kCoalesce = 32;   // lanes a short row gets before more vectors per lane
 // Lanes per row in the looped kernel: at most half a 1024-thread block, so that up to 128
 // registers are allowed (the unrolled vectors with their weights and biases spill in 64).
 constexpr int kMaxLoopedGroup = 512;
@@ -170,67 +171,65 @@ __global__ void __launch_bounds__(kMaxGroup) norm_rows_registers(const RowArgs a
   Vec<T>* out = static_cast<Vec<T>*>(a.out);
   const Vec<T>* weight = static_cast<const Vec<T>*>(a.weight);
   const Vec<T>* bias = static_cast<const Vec<T>*>(a.bias);
-  {
-    const i64 base = (active ? row : 0) * vectors;
-    // All of this lane's loads first: they are in flight together.
-    Vec<T> x[kVpt];
-    bool held[kVpt];
+  const i64 base = (active ? row : 0) * vectors;
+  // All of this lane's loads first: they are in flight together.
+  Vec<T> x[kVpt];
+  bool held[kVpt];
 #pragma unroll
-    for (int j = 0; j < kVpt; ++j) {
-      held[j] = g + j * group < held_vectors;
-      if (held[j]) x[j] = in[base + g + j * group];
+  for (int j = 0; j < kVpt; ++j) {
+    held[j] = g + j * group < held_vectors;
+    if (held[j]) x[j] = in[base + g + j * group];
+  }
+  C sum[1] = {C(0)};  // Σx (layer_norm) or Σx² (rms_norm)
+#pragma unroll
+  for (int j = 0; j < kVpt; ++j) {
+    if (!held[j]) continue;
+    C e[kVec];
+#pragma unroll
+    for (int i = 0; i < kVec; ++i) {
+      const C v = to_compute<C>(x[j].x[i]);
+      e[i] = kLayer ? v : v * v;
     }
-    C sum[1] = {C(0)};  // Σx (layer_norm) or Σx² (rms_norm)
-#pragma unroll
-    for (int j = 0; j < kVpt; ++j) {
-      if (!held[j]) continue;
-      C e[kVec];
-#pragma unroll
-      for (int i = 0; i < kVec; ++i) {
-        const C v = to_compute<C>(x[j].x[i]);
-        e[i] = kLayer ? v : v * v;
-      }
-      sum[0] += pairwise(e);
-    }
-    group_sum(sum, group, exchange[0]);
-    Stats<C> s;
-    if constexpr (kLayer) {
-      s.mean = sum[0] / n;
-      C dev[2] = {C(0), C(0)};  // Σd, Σd² with d = x − mean
-#pragma unroll
-      for (int j = 0; j < kVpt; ++j) {
-        if (!held[j]) continue;
-        C d[kVec], d2[kVec];
-#pragma unroll
-        for (int i = 0; i < kVec; ++i) {
-          d[i] = to_compute<C>(x[j].x[i]) - s.mean;
-          d2[i] = d[i] * d[i];
-        }
-        dev[0] += pairwise(d);
-        dev[1] += pairwise(d2);
-      }
-      group_sum(dev, group, exchange[1]);
-      s.inv_std = inv_sqrt(variance(dev[0], dev[1], n, s.delta) + eps);
-    } else {
-      s.inv_std = inv_sqrt(sum[0] / n + eps);
-    }
-    if (!active) return;  // after the barriers: every thread reached them
+    sum[0] += pairwise(e);
+  }
+  group_sum(sum, group, exchange[0]);
+  Stats<C> s;
+  if constexpr (kLayer) {
+    s.mean = sum[0] / n;
+    C dev[2] = {C(0), C(0)};  // Σd, Σd² with d = x − mean
 #pragma unroll
     for (int j = 0; j < kVpt; ++j) {
       if (!held[j]) continue;
-      const int k = g + j * group;  // the vector's index in the row (and in weight, bias)
-      Vec<T> w, b, y;
-      if (weight) w = weight[k];
-      if (bias) b = bias[k];
+      C d[kVec], d2[kVec];
 #pragma unroll
       for (int i = 0; i < kVec; ++i) {
-        C v = normalize<kLayer>(s, to_compute<C>(x[j].x[i]));
-        if (weight) v *= to_compute<C>(w.x[i]);
-        if (bias) v += to_compute<C>(b.x[i]);
-        y.x[i] = from_compute<T>(v);
+        d[i] = to_compute<C>(x[j].x[i]) - s.mean;
+        d2[i] = d[i] * d[i];
       }
-      out[base + k] = y;
+      dev[0] += pairwise(d);
+      dev[1] += pairwise(d2);
     }
+    group_sum(dev, group, exchange[1]);
+    s.inv_std = inv_sqrt(variance(dev[0], dev[1], n, s.delta) + eps);
+  } else {
+    s.inv_std = inv_sqrt(sum[0] / n + eps);
+  }
+  if (!active) return;  // after the barriers: every thread reached them
+#pragma unroll
+  for (int j = 0; j < kVpt; ++j) {
+    if (!held[j]) continue;
+    const int k = g + j * group;  // the vector's index in the row (and in weight, bias)
+    Vec<T> w, b, y;
+    if (weight) w = weight[k];
+    if (bias) b = bias[k];
+#pragma unroll
+    for (int i = 0; i < kVec; ++i) {
+      C v = normalize<kLayer>(s, to_compute<C>(x[j].x[i]));
+      if (weight) v *= to_compute<C>(w.x[i]);
+      if (bias) v += to_compute<C>(b.x[i]);
+      y.x[i] = from_compute<T>(v);
+    }
+    out[base + k] = y;
   }
 }
 
@@ -271,95 +270,93 @@ __global__ void __launch_bounds__(kMaxLoopedGroup) norm_rows_looped(const RowArg
   const C n = C(a.row_len), eps = C(a.eps);
   const T* weight = static_cast<const T*>(a.weight);
   const T* bias = static_cast<const T*>(a.bias);
-  {
-    const i64 len = active ? a.row_len : 0;  // an inactive row reads nothing
-    const i64 base = (active ? row : 0) * a.row_len;
-    const T* src = static_cast<const T*>(a.in) + base;
-    T* dst = static_cast<T*>(a.out) + base;
-    // The buffers are 16-byte aligned (eligibility), so out's row has in's alignment.
-    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(src);
-    i64 head = i64((16 - address % 16) % 16 / sizeof(T));
-    if (head > len) head = len;
-    const i64 vectors = (len - head) / kVec;
-    // A vector's elements are summed pairwise, then added to the lane's compensated sum.
-    C sum[1] = {C(0)}, comp = C(0);
+  const i64 len = active ? a.row_len : 0;  // an inactive row reads nothing
+  const i64 base = (active ? row : 0) * a.row_len;
+  const T* src = static_cast<const T*>(a.in) + base;
+  T* dst = static_cast<T*>(a.out) + base;
+  // The buffers are 16-byte aligned (eligibility), so out's row has in's alignment.
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(src);
+  i64 head = i64((16 - address % 16) % 16 / sizeof(T));
+  if (head > len) head = len;
+  const i64 vectors = (len - head) / kVec;
+  // A vector's elements are summed pairwise, then added to the lane's compensated sum.
+  C sum[1] = {C(0)}, comp = C(0);
+  walk_row(
+      src, head, vectors, len, g, group,
+      [&](T x, i64) {
+        const C v = to_compute<C>(x);
+        two_sum_add(sum[0], comp, kLayer ? v : v * v, C(0));
+      },
+      [&](const Vec<T>& x, i64) {
+        C e[kVec];
+#pragma unroll
+        for (int i = 0; i < kVec; ++i) {
+          const C v = to_compute<C>(x.x[i]);
+          e[i] = kLayer ? v : v * v;
+        }
+        two_sum_add(sum[0], comp, pairwise(e), C(0));
+      });
+  sum[0] = compensated_total(sum[0], comp);
+  group_sum(sum, group, exchange[0]);
+  Stats<C> s;
+  if constexpr (kLayer) {
+    s.mean = sum[0] / n;
+    C dev[2] = {C(0), C(0)}, dev_comp[2] = {C(0), C(0)};  // Σd, Σd² with d = x − mean
     walk_row(
         src, head, vectors, len, g, group,
         [&](T x, i64) {
-          const C v = to_compute<C>(x);
-          two_sum_add(sum[0], comp, kLayer ? v : v * v, C(0));
+          const C d = to_compute<C>(x) - s.mean;
+          two_sum_add(dev[0], dev_comp[0], d, C(0));
+          two_sum_add(dev[1], dev_comp[1], d * d, C(0));
         },
         [&](const Vec<T>& x, i64) {
-          C e[kVec];
+          C d[kVec], d2[kVec];
 #pragma unroll
           for (int i = 0; i < kVec; ++i) {
-            const C v = to_compute<C>(x.x[i]);
-            e[i] = kLayer ? v : v * v;
+            d[i] = to_compute<C>(x.x[i]) - s.mean;
+            d2[i] = d[i] * d[i];
           }
-          two_sum_add(sum[0], comp, pairwise(e), C(0));
+          two_sum_add(dev[0], dev_comp[0], pairwise(d), C(0));
+          two_sum_add(dev[1], dev_comp[1], pairwise(d2), C(0));
         });
-    sum[0] = compensated_total(sum[0], comp);
-    group_sum(sum, group, exchange[0]);
-    Stats<C> s;
-    if constexpr (kLayer) {
-      s.mean = sum[0] / n;
-      C dev[2] = {C(0), C(0)}, dev_comp[2] = {C(0), C(0)};  // Σd, Σd² with d = x − mean
-      walk_row(
-          src, head, vectors, len, g, group,
-          [&](T x, i64) {
-            const C d = to_compute<C>(x) - s.mean;
-            two_sum_add(dev[0], dev_comp[0], d, C(0));
-            two_sum_add(dev[1], dev_comp[1], d * d, C(0));
-          },
-          [&](const Vec<T>& x, i64) {
-            C d[kVec], d2[kVec];
-#pragma unroll
-            for (int i = 0; i < kVec; ++i) {
-              d[i] = to_compute<C>(x.x[i]) - s.mean;
-              d2[i] = d[i] * d[i];
-            }
-            two_sum_add(dev[0], dev_comp[0], pairwise(d), C(0));
-            two_sum_add(dev[1], dev_comp[1], pairwise(d2), C(0));
-          });
-      dev[0] = compensated_total(dev[0], dev_comp[0]);
-      dev[1] = compensated_total(dev[1], dev_comp[1]);
-      group_sum(dev, group, exchange[1]);
-      s.inv_std = inv_sqrt(variance(dev[0], dev[1], n, s.delta) + eps);
-    } else {
-      s.inv_std = inv_sqrt(sum[0] / n + eps);
-    }
-    if (!active) return;  // after the barriers: every thread reached them
-    // Weight and bias are read as vectors where the row's vectors are also theirs (an
-    // aligned row start), element by element otherwise.
-    const bool aligned = head == 0;
-    const Vec<T>* weight_vec = reinterpret_cast<const Vec<T>*>(weight);
-    const Vec<T>* bias_vec = reinterpret_cast<const Vec<T>*>(bias);
-    Vec<T>* dst_vec = reinterpret_cast<Vec<T>*>(dst + head);
-    walk_row(
-        src, head, vectors, len, g, group,
-        [&](T x, i64 k) { dst[k] = finish<kLayer>(s, to_compute<C>(x), weight, bias, k); },
-        [&](const Vec<T>& x, i64 v) {
-          Vec<T> y;
-          if (aligned) {
-            Vec<T> w, b;
-            if (weight) w = weight_vec[v];
-            if (bias) b = bias_vec[v];
-#pragma unroll
-            for (int i = 0; i < kVec; ++i) {
-              C r = normalize<kLayer>(s, to_compute<C>(x.x[i]));
-              if (weight) r *= to_compute<C>(w.x[i]);
-              if (bias) r += to_compute<C>(b.x[i]);
-              y.x[i] = from_compute<T>(r);
-            }
-          } else {
-            const i64 k0 = head + v * kVec;
-#pragma unroll
-            for (int i = 0; i < kVec; ++i)
-              y.x[i] = finish<kLayer>(s, to_compute<C>(x.x[i]), weight, bias, k0 + i);
-          }
-          dst_vec[v] = y;
-        });
+    dev[0] = compensated_total(dev[0], dev_comp[0]);
+    dev[1] = compensated_total(dev[1], dev_comp[1]);
+    group_sum(dev, group, exchange[1]);
+    s.inv_std = inv_sqrt(variance(dev[0], dev[1], n, s.delta) + eps);
+  } else {
+    s.inv_std = inv_sqrt(sum[0] / n + eps);
   }
+  if (!active) return;  // after the barriers: every thread reached them
+  // Weight and bias are read as vectors where the row's vectors are also theirs (an
+  // aligned row start), element by element otherwise.
+  const bool aligned = head == 0;
+  const Vec<T>* weight_vec = reinterpret_cast<const Vec<T>*>(weight);
+  const Vec<T>* bias_vec = reinterpret_cast<const Vec<T>*>(bias);
+  Vec<T>* dst_vec = reinterpret_cast<Vec<T>*>(dst + head);
+  walk_row(
+      src, head, vectors, len, g, group,
+      [&](T x, i64 k) { dst[k] = finish<kLayer>(s, to_compute<C>(x), weight, bias, k); },
+      [&](const Vec<T>& x, i64 v) {
+        Vec<T> y;
+        if (aligned) {
+          Vec<T> w, b;
+          if (weight) w = weight_vec[v];
+          if (bias) b = bias_vec[v];
+#pragma unroll
+          for (int i = 0; i < kVec; ++i) {
+            C r = normalize<kLayer>(s, to_compute<C>(x.x[i]));
+            if (weight) r *= to_compute<C>(w.x[i]);
+            if (bias) r += to_compute<C>(b.x[i]);
+            y.x[i] = from_compute<T>(r);
+          }
+        } else {
+          const i64 k0 = head + v * kVec;
+#pragma unroll
+          for (int i = 0; i < kVec; ++i)
+            y.x[i] = finish<kLayer>(s, to_compute<C>(x.x[i]), weight, bias, k0 + i);
+        }
+        dst_vec[v] = y;
+      });
 }
 
 i64 pow2_at_least(i64 x) {
@@ -376,9 +373,12 @@ struct Shape {
 
 // Registers when the row's vectors fit 1024 lanes × kMaxVpt: the fewest lanes that hold
 // the row in at most kMaxVpt vectors each (4096 float32: 128 lanes × 8 float4; 4096
-// bfloat16: 128 × 4), doubled (halving the vectors per lane) while the rows are too few to
-// give every SM 2048 threads. The looped kernel: about kLoopUnroll vectors per lane, up to
-// kMaxLoopedGroup lanes, doubled likewise.
+// bfloat16: 128 × 4), doubled (halving the vectors per lane) while fewer than kCoalesce
+// lanes share a row or the rows are too few to give every SM 2048 threads. The looped
+// kernel: about kLoopUnroll vectors per lane, up to kMaxLoopedGroup lanes, doubled likewise.
+// Short rows get up to kCoalesce lanes, one vector each where they fit: adjacent lanes then
+// read adjacent vectors (whole sectors), where a lane per row holding kVpt vectors would
+// read 16 bytes of every 16·kVpt with each load.
 Shape shape_for(const abi::NormParams& p, int vec, const ElementwiseOptions& options) {
   const i64 mps = options.multiprocessors > 0 ? options.multiprocessors : 1;
   const i64 target = mps * 2048;
@@ -387,7 +387,7 @@ Shape shape_for(const abi::NormParams& p, int vec, const ElementwiseOptions& opt
     const i64 vectors = p.row_len / vec;
     i64 group = pow2_at_least((vectors + max_vpt - 1) / max_vpt);
     i64 vpt = pow2_at_least((vectors + group - 1) / group);
-    while (vpt > 1 && group < kMaxGroup && p.rows * group < target) {
+    while (vpt > 1 && group < kMaxGroup && (group < kCoalesce || p.rows * group < target)) {
       group *= 2;
       vpt = pow2_at_least((vectors + group - 1) / group);
     }
@@ -395,7 +395,8 @@ Shape shape_for(const abi::NormParams& p, int vec, const ElementwiseOptions& opt
   }
   i64 group = 1;
   while (group < kMaxLoopedGroup && group * 2 * vec * kLoopUnroll <= p.row_len) group *= 2;
-  while (group < kMaxLoopedGroup && p.rows * group < target && group * 2 * vec <= p.row_len)
+  while (group < kMaxLoopedGroup && (group < kCoalesce || p.rows * group < target) &&
+         group * 2 * vec <= p.row_len)
     group *= 2;
   return {int(group), 0};
 }

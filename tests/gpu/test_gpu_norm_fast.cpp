@@ -255,8 +255,9 @@ TEST_CASE("norm fast rows: with and without weight and bias") {
 }
 
 TEST_CASE("norm fast rows: many rows at the H200 benchmark's row lengths") {
-  // Enough rows that no lane group is widened to fill the GPU: the shapes benchmarks take
-  // (4096 float32: 128 lanes × 8 float4; 64 float32: 2 lanes per row; 768 bfloat16).
+  // Enough rows that no lane group is widened to fill the GPU, at the shapes benchmarks
+  // take: 4096 float32 (128 lanes × 8 float4 per row), 64 float32 (16 lanes: sub-warp
+  // groups), 768 bfloat16 (32 lanes × 4 vectors).
   struct Shape {
     std::int64_t rows, len;
   };
