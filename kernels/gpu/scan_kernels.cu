@@ -12,7 +12,20 @@
 //    warps), many rows per block, each row in tiles of group × 4 elements: short rows, many
 //    rows of any length, and (a lane per row) rows that lie next to each other in memory;
 //  - long rows: one block of 512 threads per row, tiles of 512 × 16 elements, a block-wide
-//    scan of the warps' states through shared memory (any warp size): few long rows.
+//    scan of the warps' states through shared memory (any warp size): few long rows;
+//  - chunked rows, when even a block per row leaves the GPU mostly idle (fewer rows than two
+//    per SM): each row splits into chunks of whole tiles, a block each, in three kernels on
+//    the stream — (1) each block folds its chunk into one state (the long kernel's tile scan,
+//    not writing), (2) one warp per row scans its chunks' states into exclusive prefixes,
+//    (3) each block rescans its chunk from its prefix, writing. Every combine happens in an
+//    order fixed by the sizes alone, so results do not vary from run to run. The chunk
+//    states live in a small buffer taken from the stream's memory pool (cudaMallocAsync /
+//    hipMallocAsync) and given back in stream order after (3): the launch interface stays as
+//    it is, nothing is shared between streams or devices, and where the pool is unavailable
+//    the rows take the block-per-row kernel instead.
+// The long and chunked kernels read and write the operands of a row that have stride 1 and
+// start 16-byte aligned in 16-byte vectors (each thread's 16 elements are consecutive, so
+// its first element is aligned too).
 // Float sums are compensated (compensated_sum.cuh) and each sum + compensation pair rounds
 // once to the output dtype through double, so the result is the correctly rounded prefix up
 // to the compensation's own error — as the host's float64 sum rounded once. Float products
@@ -36,6 +49,9 @@ constexpr int kGroupItems = 4;    // consecutive elements per lane there
 constexpr int kMaxGroup = 32;     // lanes per row there: the narrowest warp of any target
 constexpr int kLongBlock = 512;   // threads per block (one row at a time) of the long kernel
 constexpr int kLongItems = 16;    // consecutive elements per thread there
+constexpr i64 kLongTile = i64(kLongBlock) * kLongItems;
+constexpr int kLongWarps = kLongBlock / kWarpSize;  // 16 or 8: a power of two <= kWarpSize
+constexpr int kCarryBlock = 64;  // the chunk-prefix kernel's block: one warp of any target
 
 template <int Op>
 inline constexpr bool kExtreme = Op == abi::kScan_cummax || Op == abi::kScan_cummin;
@@ -194,11 +210,162 @@ NBX_GPU_INLINE RowOffsets row_offsets(const abi::ScanParams& p, i64 row) {
   return o;
 }
 
+NBX_GPU_INLINE int storage_bytes(int dtype) {
+  switch (dtype) {
+    case kBool:
+    case kInt8:
+    case kUInt8:
+      return 1;
+    case kInt16:
+    case kFloat16:
+    case kBFloat16:
+      return 2;
+    case kInt32:
+    case kFloat32:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+// Which of a row's operands move in 16-byte vectors: those of stride 1 whose row starts
+// 16-byte aligned (a thread's first element, a multiple of 16 along the row, then is too).
+struct RowVectors {
+  bool in = false, out = false, idx = false;
+};
+NBX_GPU_INLINE bool aligned_row(const void* base, i64 offset, int bytes, i64 stride) {
+  return base != nullptr && stride == 1 &&
+         (reinterpret_cast<std::uintptr_t>(base) + std::uintptr_t(offset) * bytes) % 16 == 0;
+}
+NBX_GPU_INLINE RowVectors row_vectors(const abi::ScanParams& p, int in_bytes, const void* in,
+                                      const void* out, const void* indices, const RowOffsets& o) {
+  return {aligned_row(in, o.in, in_bytes, p.in_row_stride),
+          aligned_row(out, o.out, storage_bytes(p.out_dtype), p.out_row_stride),
+          aligned_row(indices, o.idx, 8, p.index_row_stride)};
+}
+
+NBX_GPU_INLINE unsigned vector_word(const uint4& w, int i) {
+  return i == 0 ? w.x : i == 1 ? w.y : i == 2 ? w.z : w.w;
+}
+NBX_GPU_INLINE void or_vector_word(uint4& w, int i, unsigned v) {
+  if (i == 0)
+    w.x |= v;
+  else if (i == 1)
+    w.y |= v;
+  else if (i == 2)
+    w.z |= v;
+  else
+    w.w |= v;
+}
+
+// Places the `Bytes` low bytes of `bits` as element `e` of the 16-byte vector w (zeroed
+// before its first element; little-endian).
+template <int Bytes>
+NBX_GPU_INLINE void pack_element(uint4& w, int e, unsigned long long bits) {
+  if constexpr (Bytes == 8) {
+    or_vector_word(w, 2 * e, unsigned(bits));
+    or_vector_word(w, 2 * e + 1, unsigned(bits >> 32));
+  } else {
+    constexpr int kPerWord = 4 / Bytes;
+    or_vector_word(w, e / kPerWord, unsigned(bits) << (8 * Bytes * (e % kPerWord)));
+  }
+}
+
+// What store_as writes, as the element's raw bits.
+template <typename V>
+NBX_GPU_INLINE unsigned long long storage_bits(V v, int dtype) {
+  switch (dtype) {
+    case kBool:
+      return from_compute<bool>(v) ? 1u : 0u;
+    case kInt8:
+      return std::uint8_t(from_compute<std::int8_t>(v));
+    case kUInt8:
+      return from_compute<std::uint8_t>(v);
+    case kInt16:
+      return std::uint16_t(from_compute<std::int16_t>(v));
+    case kInt32:
+      return std::uint32_t(from_compute<std::int32_t>(v));
+    case kInt64:
+      return (unsigned long long)from_compute<i64>(v);
+    case kFloat16: {
+      const half_t h = from_compute<half_t>(v);
+      std::uint16_t u;
+      memcpy(&u, &h, sizeof u);
+      return u;
+    }
+    case kBFloat16: {
+      const bfloat16_t h = from_compute<bfloat16_t>(v);
+      std::uint16_t u;
+      memcpy(&u, &h, sizeof u);
+      return u;
+    }
+    case kFloat32: {
+      const float f = from_compute<float>(v);
+      std::uint32_t u;
+      memcpy(&u, &f, sizeof u);
+      return u;
+    }
+    default: {
+      const double d = from_compute<double>(v);
+      unsigned long long u;
+      memcpy(&u, &d, sizeof u);
+      return u;
+    }
+  }
+}
+
+// K consecutive elements of `Bytes` each from `at` (16-byte aligned) as raw bits: all the
+// vector loads first, then the unpacking (little-endian, as both targets are).
+template <int Bytes, int K>
+NBX_GPU_INLINE void load_vector_bits(unsigned long long (&bits)[K], const void* at) {
+  static_assert(K * Bytes % 16 == 0, "whole vectors only");
+  constexpr int kVectors = K * Bytes / 16;
+  uint4 w[kVectors];
+  const uint4* v = static_cast<const uint4*>(at);
+#pragma unroll
+  for (int i = 0; i < kVectors; ++i) w[i] = v[i];
+#pragma unroll
+  for (int e = 0; e < K; ++e) {
+    if constexpr (Bytes == 8) {
+      bits[e] = vector_word(w[e / 2], 2 * (e % 2)) |
+                (unsigned long long)vector_word(w[e / 2], 2 * (e % 2) + 1) << 32;
+    } else {
+      constexpr int kPerWord = 4 / Bytes;
+      const int word = e / kPerWord;
+      const unsigned u = vector_word(w[word / 4], word % 4);
+      bits[e] = (u >> (8 * Bytes * (e % kPerWord))) & ((1ull << (8 * Bytes)) - 1);
+    }
+  }
+}
+
 // Elements first .. first + K - 1 of the row (those below n; the rest read as 0, unused).
+// `vector`: the row's input is RowVectors::in and `first` is a multiple of K (16 or more).
 template <int K, typename C>
 NBX_GPU_INLINE void load_items(C (&x)[K], const abi::ScanParams& p, int in_bytes, const void* in,
-                               const RowOffsets& o, i64 first, i64 n) {
+                               const RowOffsets& o, i64 first, i64 n, bool vector = false) {
   unsigned long long bits[K];
+  if constexpr (K % 16 == 0) {
+    if (vector && first + K <= n) {
+      const void* at = static_cast<const unsigned char*>(in) + (o.in + first) * in_bytes;
+      switch (in_bytes) {
+        case 1:
+          load_vector_bits<1>(bits, at);
+          break;
+        case 2:
+          load_vector_bits<2>(bits, at);
+          break;
+        case 4:
+          load_vector_bits<4>(bits, at);
+          break;
+        default:
+          load_vector_bits<8>(bits, at);
+          break;
+      }
+#pragma unroll
+      for (int j = 0; j < K; ++j) x[j] = bits_as<C>(bits[j], p.in_dtype);
+      return;
+    }
+  }
 #pragma unroll
   for (int j = 0; j < K; ++j)
     bits[j] = first + j < n ? load_bits(in, in_bytes, o.in + (first + j) * p.in_row_stride) : 0ull;
@@ -215,25 +382,83 @@ NBX_GPU_INLINE ScanState<C> fold_items(const C (&x)[K], i64 first, i64 n) {
   return s;
 }
 
+// The value an inclusive state writes. Float sums: v + comp is (all but) exact in double,
+// so the output dtype takes one rounding.
+template <int Op, typename C>
+NBX_GPU_INLINE auto output_value(const ScanState<C>& s) {
+  if constexpr (Op == abi::kScan_cumsum && IsFloatCompute<C>::value)
+    return isfinite(s.v) ? double(s.v) + double(s.comp) : double(s.v);
+  else
+    return s.v;
+}
+
+// write_items for K whole elements (first + K <= n) whose output is RowVectors::out: the
+// values packed into 16-byte vectors of the output's `Bytes`, each stored once full; the
+// indices likewise (two per vector) when `vector_idx`, else one at a time.
+template <int Op, int Bytes, int K, typename C>
+NBX_GPU_INLINE ScanState<C> write_vector_items(ScanState<C> s, const C (&x)[K],
+                                               const abi::ScanParams& p, const RowOffsets& o,
+                                               void* out, void* indices, i64 first,
+                                               bool vector_idx) {
+  static_assert(K * Bytes % 16 == 0, "whole vectors only");
+  constexpr int kPer = 16 / Bytes;
+  uint4* vout =
+      reinterpret_cast<uint4*>(static_cast<unsigned char*>(out) + (o.out + first) * Bytes);
+  uint4* vidx = nullptr;
+  if constexpr (kExtreme<Op>)
+    vidx = reinterpret_cast<uint4*>(static_cast<i64*>(indices) + o.idx + first);
+  uint4 w = make_uint4(0u, 0u, 0u, 0u);
+  uint4 wi = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    fold<Op>(s, x[j], first + j);
+    pack_element<Bytes>(w, j % kPer, storage_bits(output_value<Op>(s), p.out_dtype));
+    if (j % kPer == kPer - 1) {
+      vout[j / kPer] = w;
+      w = make_uint4(0u, 0u, 0u, 0u);
+    }
+    if constexpr (kExtreme<Op>) {
+      if (vector_idx) {
+        pack_element<8>(wi, j % 2, (unsigned long long)s.idx);
+        if (j % 2 == 1) {
+          vidx[j / 2] = wi;
+          wi = make_uint4(0u, 0u, 0u, 0u);
+        }
+      } else {
+        store_as<i64>(indices, kInt64, o.idx + (first + j) * p.index_row_stride, s.idx);
+      }
+    }
+  }
+  return s;
+}
+
 // Folds the items into `s` (the state of everything before them), writing each inclusive
-// value; returns the state after the last one.
+// value; returns the state after the last one. `v`: the row's RowVectors, where `first` is
+// a multiple of K (16 or more).
 template <int Op, int K, typename C>
 NBX_GPU_INLINE ScanState<C> write_items(ScanState<C> s, const C (&x)[K], const abi::ScanParams& p,
                                         const RowOffsets& o, void* out, void* indices, i64 first,
-                                        i64 n) {
+                                        i64 n, RowVectors v = {}) {
+  if constexpr (K % 16 == 0) {
+    if (v.out && first + K <= n) {
+      switch (storage_bytes(p.out_dtype)) {
+        case 1:
+          return write_vector_items<Op, 1>(s, x, p, o, out, indices, first, v.idx);
+        case 2:
+          return write_vector_items<Op, 2>(s, x, p, o, out, indices, first, v.idx);
+        case 4:
+          return write_vector_items<Op, 4>(s, x, p, o, out, indices, first, v.idx);
+        default:
+          return write_vector_items<Op, 8>(s, x, p, o, out, indices, first, v.idx);
+      }
+    }
+  }
 #pragma unroll
   for (int j = 0; j < K; ++j) {
     const i64 k = first + j;
     if (k >= n) break;
     fold<Op>(s, x[j], k);
-    const i64 at = o.out + k * p.out_row_stride;
-    if constexpr (Op == abi::kScan_cumsum && IsFloatCompute<C>::value) {
-      // v + comp is (all but) exact in double: one rounding to the output dtype.
-      const double total = isfinite(s.v) ? double(s.v) + double(s.comp) : double(s.v);
-      store_as<double>(out, p.out_dtype, at, total);
-    } else {
-      store_as<C>(out, p.out_dtype, at, s.v);
-    }
+    store_as(out, p.out_dtype, o.out + k * p.out_row_stride, output_value<Op>(s));
     if constexpr (kExtreme<Op>)
       store_as<i64>(indices, kInt64, o.idx + k * p.index_row_stride, s.idx);
   }
@@ -281,47 +506,118 @@ __global__ void __launch_bounds__(kGroupBlock)
   }
 }
 
-// One block per row (the grid looping over rows), the row in tiles of kLongBlock × kLongItems.
+// The long kernels' shared memory: the warps' states, in two buffers used by alternate
+// tiles (counted across a block's rows and chunks): a tile writes its buffer before its
+// first barrier, which every thread passes only after reading the buffer of two tiles
+// before, so no third barrier is needed per tile.
+template <typename C>
+using WarpStates = ScanState<C>[2][kLongWarps];
+
+// Scans elements begin .. end - 1 of a row (begin a multiple of kLongTile) with the whole
+// block, from `carry` (the state of everything before `begin`), in tiles of kLongBlock ×
+// kLongItems; writes each inclusive value when Write. Returns the state after `end - 1`,
+// the same in every thread (each computes it from the same shared values).
+template <int Op, bool Write, typename C>
+NBX_GPU_INLINE ScanState<C> scan_block_span(ScanState<C> carry, const abi::ScanParams& p,
+                                            int in_bytes, const void* in, void* out, void* indices,
+                                            const RowOffsets& o, i64 begin, i64 end,
+                                            WarpStates<C>& warp_states, int& phase) {
+  const int lane = lane_id();
+  const int warp = int(threadIdx.x) / kWarpSize;
+  const RowVectors vectors = row_vectors(p, in_bytes, in, out, indices, o);
+  for (i64 t = begin; t < end; t += kLongTile, phase ^= 1) {  // uniform in the block
+    const i64 first = t + i64(threadIdx.x) * kLongItems;
+    C x[kLongItems];
+    load_items(x, p, in_bytes, in, o, first, end, vectors.in);
+    const ScanState<C> inclusive =
+        segment_inclusive_scan<Op>(fold_items<Op>(x, first, end), lane, kWarpSize);
+    ScanState<C>* states = warp_states[phase];
+    if (lane == kWarpSize - 1) states[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {  // the whole first warp: its shuffles stay converged
+      ScanState<C> w = lane < kLongWarps ? states[lane] : identity<Op, C>();
+      w = segment_inclusive_scan<Op>(w, lane, kLongWarps);
+      if (lane < kLongWarps) states[lane] = w;  // each lane rewrites only what it read
+    }
+    __syncthreads();
+    if constexpr (Write) {
+      const ScanState<C> before = shuffle_state<Op>(inclusive, lane > 0 ? lane - 1 : lane);
+      ScanState<C> s = warp > 0 ? combine<Op>(carry, states[warp - 1]) : carry;
+      if (lane > 0) s = combine<Op>(s, before);
+      write_items<Op>(s, x, p, o, out, indices, first, end, vectors);
+    }
+    carry = combine<Op>(carry, states[kLongWarps - 1]);
+  }
+  return carry;
+}
+
+// One block per row (the grid looping over rows).
 template <int Op, typename C>
 __global__ void __launch_bounds__(kLongBlock)
     scan_long_rows_kernel(const NBX_GPU_GRID_CONSTANT abi::ScanParams p, int in_bytes, void* out,
                           const void* in, void* indices) {
-  constexpr int kWarps = kLongBlock / kWarpSize;  // 16 or 8: a power of two <= kWarpSize
-  // The warps' states, in two buffers used by alternate tiles (counted across rows): a tile
-  // writes its buffer before its first barrier, which every thread passes only after
-  // reading the buffer of two tiles before, so no third barrier is needed per tile.
-  __shared__ ScanState<C> warp_states[2][kWarps];
-  const int lane = lane_id();
-  const int warp = int(threadIdx.x) / kWarpSize;
-  const i64 tile = i64(kLongBlock) * kLongItems;
-  const i64 tiles = (p.row_len + tile - 1) / tile;
+  __shared__ WarpStates<C> warp_states;
   int phase = 0;
-  for (i64 row = blockIdx.x; row < p.rows; row += gridDim.x) {  // uniform in the block
-    const RowOffsets o = row_offsets(p, row);
-    ScanState<C> carry = identity<Op, C>();
-    for (i64 t = 0; t < tiles; ++t, phase ^= 1) {
-      const i64 first = t * tile + i64(threadIdx.x) * kLongItems;
-      C x[kLongItems];
-      load_items(x, p, in_bytes, in, o, first, p.row_len);
-      const ScanState<C> inclusive =
-          segment_inclusive_scan<Op>(fold_items<Op>(x, first, p.row_len), lane, kWarpSize);
-      const ScanState<C> before = shuffle_state<Op>(inclusive, lane > 0 ? lane - 1 : lane);
-      ScanState<C>* states = warp_states[phase];
-      if (lane == kWarpSize - 1) states[warp] = inclusive;
-      __syncthreads();
-      if (warp == 0) {  // the whole first warp: its shuffles stay converged
-        ScanState<C> w = lane < kWarps ? states[lane] : identity<Op, C>();
-        w = segment_inclusive_scan<Op>(w, lane, kWarps);
-        if (lane < kWarps) states[lane] = w;  // each lane rewrites only what it read
-      }
-      __syncthreads();
-      ScanState<C> s = warp > 0 ? combine<Op>(carry, states[warp - 1]) : carry;
-      if (lane > 0) s = combine<Op>(s, before);
-      write_items<Op>(s, x, p, o, out, indices, first, p.row_len);
-      // Every thread computes the same carry from the same shared values.
-      carry = combine<Op>(carry, states[kWarps - 1]);
-    }
+  for (i64 row = blockIdx.x; row < p.rows; row += gridDim.x)  // uniform in the block
+    scan_block_span<Op, true>(identity<Op, C>(), p, in_bytes, in, out, indices, row_offsets(p, row),
+                              0, p.row_len, warp_states, phase);
+}
+
+// Chunked rows, kernel (1): block b folds chunk b % chunks of row b / chunks into chunk_states[b].
+template <int Op, typename C>
+__global__ void __launch_bounds__(kLongBlock)
+    scan_chunk_states_kernel(const NBX_GPU_GRID_CONSTANT abi::ScanParams p, i64 chunk_len,
+                             i64 chunks, int in_bytes, const void* in, ScanState<C>* chunk_states) {
+  __shared__ WarpStates<C> warp_states;
+  int phase = 0;
+  const i64 b = blockIdx.x;
+  const i64 begin = (b % chunks) * chunk_len;
+  const i64 end = begin + chunk_len < p.row_len ? begin + chunk_len : p.row_len;
+  const ScanState<C> s =
+      scan_block_span<Op, false>(identity<Op, C>(), p, in_bytes, in, nullptr, nullptr,
+                                 row_offsets(p, b / chunks), begin, end, warp_states, phase);
+  if (threadIdx.x == 0) chunk_states[b] = s;
+}
+
+// Chunked rows, kernel (2): the first warp of block r (kCarryBlock threads, at least one
+// warp on every target) replaces row r's chunk states with their exclusive prefixes. Each
+// lane takes consecutive chunks, folds them, the lanes scan their folds, and each lane
+// rewrites its chunks from its exclusive prefix: a fixed order for any warp size.
+template <int Op, typename C>
+__global__ void __launch_bounds__(kCarryBlock)
+    scan_chunk_prefixes_kernel(ScanState<C>* chunk_states, i64 chunks) {
+  if (threadIdx.x >= kWarpSize) return;  // a whole warp leaves: the first stays converged
+  const int lane = lane_id();
+  ScanState<C>* row = chunk_states + i64(blockIdx.x) * chunks;
+  const i64 per_lane = (chunks + kWarpSize - 1) / kWarpSize;
+  const i64 begin = lane * per_lane < chunks ? lane * per_lane : chunks;
+  const i64 end = begin + per_lane < chunks ? begin + per_lane : chunks;
+  ScanState<C> s = identity<Op, C>();
+  for (i64 i = begin; i < end; ++i) s = combine<Op>(s, row[i]);
+  const ScanState<C> inclusive = segment_inclusive_scan<Op>(s, lane, kWarpSize);
+  const ScanState<C> before = shuffle_state<Op>(inclusive, lane > 0 ? lane - 1 : lane);
+  ScanState<C> prefix = lane > 0 ? before : identity<Op, C>();
+  for (i64 i = begin; i < end; ++i) {
+    const ScanState<C> own = row[i];
+    row[i] = prefix;
+    prefix = combine<Op>(prefix, own);
   }
+}
+
+// Chunked rows, kernel (3): a block rescans its chunk from the chunk's prefix, writing. The
+// blocks take the chunks last first: kernel (1)'s last chunks are the likeliest still in L2.
+template <int Op, typename C>
+__global__ void __launch_bounds__(kLongBlock)
+    scan_chunks_kernel(const NBX_GPU_GRID_CONSTANT abi::ScanParams p, i64 chunk_len, i64 chunks,
+                       int in_bytes, void* out, const void* in, void* indices,
+                       const ScanState<C>* chunk_prefixes) {
+  __shared__ WarpStates<C> warp_states;
+  int phase = 0;
+  const i64 b = i64(gridDim.x) - 1 - i64(blockIdx.x);
+  const i64 begin = (b % chunks) * chunk_len;
+  const i64 end = begin + chunk_len < p.row_len ? begin + chunk_len : p.row_len;
+  scan_block_span<Op, true>(chunk_prefixes[b], p, in_bytes, in, out, indices,
+                            row_offsets(p, b / chunks), begin, end, warp_states, phase);
 }
 
 [[noreturn]] void reject(const std::string& what) {
@@ -342,11 +638,13 @@ void check_view(const abi::ScanParams& p, i64 offset, const std::int64_t* outer,
            " bytes");
 }
 
-// Which kernel, how many lanes per row, how many blocks.
+// Which kernel, how many lanes per row, how many blocks; for long rows, how many chunks.
 struct ScanPlan {
   bool long_rows = false;
   int group = 1;
   unsigned blocks = 1;
+  i64 chunks = 1;     // per row: more than 1 takes the chunked kernels
+  i64 chunk_len = 0;  // elements per chunk (the last of a row may be shorter): whole tiles
 };
 
 ScanPlan plan_scan(const abi::ScanParams& p, int multiprocessors) {
@@ -364,6 +662,16 @@ ScanPlan plan_scan(const abi::ScanParams& p, int multiprocessors) {
     plan.group = kMaxGroup;  // enough rows that a warp each keeps every SM busy
   } else {
     plan.long_rows = true;  // few long rows: a block each
+    // Fewer rows than two per SM leave most of the GPU idle: split each row into chunks of
+    // whole tiles, about 8 blocks per SM in all (two waves of 4 resident 512-thread blocks).
+    const i64 tiles = (p.row_len + kLongTile - 1) / kLongTile;
+    const i64 target = sms * 8;
+    i64 per_row = p.rows < sms * 2 ? target / p.rows : 1;
+    if (per_row > tiles) per_row = tiles;
+    if (per_row >= 2) {
+      plan.chunk_len = (tiles + per_row - 1) / per_row * kLongTile;
+      plan.chunks = (p.row_len + plan.chunk_len - 1) / plan.chunk_len;
+    }
   }
   const i64 per_block = plan.long_rows ? 1 : kGroupBlock / plan.group;
   const i64 wanted = (p.rows + per_block - 1) / per_block;
@@ -372,36 +680,71 @@ ScanPlan plan_scan(const abi::ScanParams& p, int multiprocessors) {
   return plan;
 }
 
+// Stream-ordered scratch (the runtime's per-device memory pool): freed in stream order, so
+// later work on other streams never sees it in use.
+Error malloc_async(void** ptr, std::size_t bytes, Stream s) {
+#if NBX_GPU_HIP
+  return hipMallocAsync(ptr, bytes, s);
+#else
+  return cudaMallocAsync(ptr, bytes, s);
+#endif
+}
+Error free_async(void* ptr, Stream s) {
+#if NBX_GPU_HIP
+  return hipFreeAsync(ptr, s);
+#else
+  return cudaFreeAsync(ptr, s);
+#endif
+}
+
+// Enqueues the plan's kernels; returns the first error.
 template <int Op, typename C>
-void enqueue(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuffer* buffers, Stream s) {
+Error enqueue(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuffer* buffers,
+              Stream s) {
   void* out = buffers[0].address;
   const void* in = buffers[1].address;
   void* indices = kExtreme<Op> ? buffers[2].address : nullptr;
   const int in_bytes = dtype_bytes(p.in_dtype);
+  if (plan.chunks > 1) {
+    const i64 count = p.rows * plan.chunks;  // at most 8 per SM, or 2 per row
+    void* scratch = nullptr;
+    if (malloc_async(&scratch, std::size_t(count) * sizeof(ScanState<C>), s) == kSuccess) {
+      auto* states = static_cast<ScanState<C>*>(scratch);
+      scan_chunk_states_kernel<Op, C><<<unsigned(count), kLongBlock, 0, s>>>(
+          p, plan.chunk_len, plan.chunks, in_bytes, in, states);
+      scan_chunk_prefixes_kernel<Op, C>
+          <<<unsigned(p.rows), kCarryBlock, 0, s>>>(states, plan.chunks);
+      scan_chunks_kernel<Op, C><<<unsigned(count), kLongBlock, 0, s>>>(
+          p, plan.chunk_len, plan.chunks, in_bytes, out, in, indices, states);
+      const Error launched = last_launch_error();
+      const Error freed = free_async(scratch, s);
+      return launched != kSuccess ? launched : freed;
+    }
+    // No pool (or no memory for it): the error is cleared and the rows take a block each.
+    (void)last_launch_error();
+  }
   if (plan.long_rows)
     scan_long_rows_kernel<Op, C><<<plan.blocks, kLongBlock, 0, s>>>(p, in_bytes, out, in, indices);
   else
     scan_groups_kernel<Op, C>
         <<<plan.blocks, kGroupBlock, 0, s>>>(p, plan.group, in_bytes, out, in, indices);
+  return last_launch_error();
 }
 
 // Compute types: float for float16/bfloat16/float32 accumulation, double, and int64 for
 // every integer and bool (sums and products wrap as int64; extremes compare exactly).
 template <int Op>
-void enqueue_op(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuffer* buffers,
-                Stream s) {
+Error enqueue_op(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuffer* buffers,
+                 Stream s) {
   switch (p.accumulate_dtype) {
     case kFloat16:
     case kBFloat16:
     case kFloat32:
-      enqueue<Op, float>(p, plan, buffers, s);
-      break;
+      return enqueue<Op, float>(p, plan, buffers, s);
     case kFloat64:
-      enqueue<Op, double>(p, plan, buffers, s);
-      break;
+      return enqueue<Op, double>(p, plan, buffers, s);
     default:
-      enqueue<Op, i64>(p, plan, buffers, s);
-      break;
+      return enqueue<Op, i64>(p, plan, buffers, s);
   }
 }
 
@@ -443,21 +786,22 @@ ElementwiseLaunchResult launch_scan(const abi::ScanParams& p, const BoundBuffer*
                "the index output");
   const ScanPlan plan = plan_scan(p, options.multiprocessors);
   const Stream s = static_cast<Stream>(stream);
+  Error e;
   switch (p.op) {
     case abi::kScan_cumsum:
-      enqueue_op<abi::kScan_cumsum>(p, plan, buffers, s);
+      e = enqueue_op<abi::kScan_cumsum>(p, plan, buffers, s);
       break;
     case abi::kScan_cumprod:
-      enqueue_op<abi::kScan_cumprod>(p, plan, buffers, s);
+      e = enqueue_op<abi::kScan_cumprod>(p, plan, buffers, s);
       break;
     case abi::kScan_cummax:
-      enqueue_op<abi::kScan_cummax>(p, plan, buffers, s);
+      e = enqueue_op<abi::kScan_cummax>(p, plan, buffers, s);
       break;
     default:
-      enqueue_op<abi::kScan_cummin>(p, plan, buffers, s);
+      e = enqueue_op<abi::kScan_cummin>(p, plan, buffers, s);
       break;
   }
-  result.error = int(last_launch_error());
+  result.error = int(e);
   return result;
 }
 

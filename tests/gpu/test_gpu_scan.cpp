@@ -1,6 +1,7 @@
 // The "scan" family (cumsum, cumprod, cummax, cummin) through the public ops on the GPU under
-// test against the same ops on the host: every dtype; rows of 1 to 3,000,000 elements, so
-// every kernel shape runs (groups of 1 to 32 lanes, one block per row over many tiles); a
+// test against the same ops on the host: every dtype; rows of 1 to 16,777,216 elements, so
+// every kernel shape runs (groups of 1 to 32 lanes, one block per row over many tiles, rows
+// split into chunks over many blocks); a
 // scan along dim 0 of transposed, strided, sliced and broadcast views; NaN, ±inf, ±0 and
 // ties; a requested dtype; malformed launches.
 //
@@ -289,6 +290,64 @@ TEST_CASE("scans keep NaN, inf and tie rules (PyTorch's cummax_cummin_helper)") 
     const Pair y = upload(big, {4, n}, t);
     for (Op op : kAllOps) check(op, y, 1, "long rows with NaN/inf");
   }
+}
+
+// Inputs for the chunked rows, none of whose results are zeros:
+//  sums: floats in [-2, 2]; integers over their whole range (int64 sums wrap, exactly);
+//  products: floats ±exp(u), u in [-0.001, 0.001] (a row of 16,777,216 stays well inside
+//    float32's range); odd integers in {-3, -1, 1, 3} (an even factor would wrap to 0);
+//  extremes: 20·sin(2πk / 300000) rounded down, plus 0..2: many chunks in a row where the
+//    running extreme holds, then ties at each period's peak and trough (the later index).
+std::vector<std::byte> draw_long(DType t, std::int64_t n, Op op, std::uint64_t seed) {
+  std::vector<std::byte> v(std::size_t(n) * dtype_size(t));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const bool fl = is_floating(t);
+  for (std::int64_t i = 0; i < n; ++i) {
+    double f = 0;
+    std::int64_t k = 0;
+    if (op == Op::kCumsum) {
+      f = -2 + 4 * unit(rng);
+      k = std::int64_t(rng());
+    } else if (op == Op::kCumprod) {
+      const std::uint64_t r = rng();
+      f = (r % 2 ? 1 : -1) * std::exp(0.001 * (2 * unit(rng) - 1));
+      k = std::int64_t(r % 4) * 2 - 3;
+    } else {
+      k = std::int64_t(std::floor(20 * std::sin(6.283185307179586 * double(i) / 300000))) +
+          std::int64_t(rng() % 3);
+      f = double(k);
+    }
+    put_element(v, t, i, fl ? f : 0, k);
+  }
+  return v;
+}
+
+// Few long rows: fewer rows than two per SM split into chunks of whole 8192-element tiles,
+// a block each, in three kernels (chunk states, their prefixes, the rescan from each
+// prefix). Single rows of 1e5, 1e6 and 16,777,216 elements, three rows, a row that starts
+// one element past a 16-byte boundary (scalar reads), two rows of stride 2; NaN planted at
+// a chunk's first element and later at a tile's last (it sticks; the later takes the index).
+TEST_CASE("few long rows split into chunks over many blocks") {
+  std::uint64_t seed = 36000;
+  for (DType t : {DType::kFloat32, DType::kBFloat16, DType::kInt32, DType::kInt64})
+    for (Op op : kAllOps) {
+      for (std::int64_t len : {100000, 1000000, 16777216}) {
+        std::vector<std::byte> bytes = draw_long(t, len, op, seed++);
+        if (extreme(op) && is_floating(t)) {
+          const std::int64_t a = len * 3 / 4 / 16384 * 16384;
+          put_element(bytes, t, a, NAN, 0);
+          put_element(bytes, t, a + 3 * 8192 - 1, NAN, 0);
+        }
+        check(op, upload(bytes, {1, len}, t), 1, "one row of " + std::to_string(len));
+      }
+      const Shape three{3, 400000};
+      check(op, upload(draw_long(t, numel(three), op, seed++), three, t), 1, "3 rows of 4e5");
+      const Pair u = upload(draw_long(t, 300001, op, seed++), {1, 300001}, t);
+      check(op, {u.host.slice(1, 1, 300001), u.dev.slice(1, 1, 300001)}, 1, "a row from element 1");
+      const Shape pairs{300000, 2};
+      check(op, upload(draw_long(t, numel(pairs), op, seed++), pairs, t), 0, "dim 0 of 300000 x 2");
+    }
 }
 
 TEST_CASE("a requested dtype casts first; integer sums give int64") {
