@@ -9,6 +9,9 @@
 // and corrects for the rounding of the mean (as kernels/vulkan/norm.comp does). Sums are
 // compensated and combined through a shared-memory tree (any warp size), in a fixed order,
 // so results are deterministic. batch_norm reads running statistics instead.
+//
+// Contiguous layer_norm/rms_norm rows take norm_rows_fast.cu instead when the device was
+// opened with NBX_GPU_ROWS=fast.
 #include <string>
 
 #include "core/errors.hpp"
@@ -16,6 +19,7 @@
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
 #include "kernels/gpu/norm_launch.hpp"
+#include "kernels/gpu/norm_rows_fast.hpp"
 
 namespace nbx::gpu {
 namespace {
@@ -187,6 +191,18 @@ ElementwiseLaunchResult launch_norm(const abi::NormParams& p, const BoundBuffer*
                  optional(3, p.has_bias != 0, "the bias"),
                  optional(4, batch, "the running mean"),
                  optional(5, batch, "the running variance")};
+  // NBX_GPU_ROWS=fast: contiguous layer_norm/rms_norm rows take norm_rows_fast.cu (opt-in
+  // until it is measured on hardware); everything else continues here unchanged.
+  if (options.rows_fast != 0) {
+    if (launch_norm_rows_fast(p, buffers, num_buffers, options, stream, result)) return result;
+    if (options.rows_fast == 2)
+      throw Unsupported(
+          "norm", "gpu", "norm.rows_fast",
+          "norm launch: NBX_GPU_ROWS=fast-only, and op " + std::to_string(p.op) + " (dtypes in " +
+              std::to_string(p.in_dtype) + ", out " + std::to_string(p.out_dtype) + ", param " +
+              std::to_string(p.param_dtype) + ", accumulate " + std::to_string(p.accumulate_dtype) +
+              ") is not one the contiguous-row kernel serves.");
+  }
   abi::NormParams q = p;
   int group = 1;
   while (group * 2 <= p.row_tile && group * 2 <= kNormBlock) group *= 2;
