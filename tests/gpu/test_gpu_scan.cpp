@@ -326,8 +326,9 @@ std::vector<std::byte> draw_long(DType t, std::int64_t n, Op op, std::uint64_t s
 // Few long rows: fewer rows than two per SM split into chunks of whole 8192-element tiles,
 // a block each, in three kernels (chunk states, their prefixes, the rescan from each
 // prefix). Single rows of 1e5, 1e6 and 16,777,216 elements, three rows, a row that starts
-// one element past a 16-byte boundary (scalar reads), two rows of stride 2; NaN planted at
-// a chunk's first element and later at a tile's last (it sticks; the later takes the index).
+// one element past a 16-byte boundary (scalar reads), two rows of stride 2, and 300 rows
+// (a block each); NaN planted at a chunk's first element and later at a tile's last (it
+// sticks; the later takes the index).
 TEST_CASE("few long rows split into chunks over many blocks") {
   std::uint64_t seed = 36000;
   for (DType t : {DType::kFloat32, DType::kBFloat16, DType::kInt32, DType::kInt64})
@@ -347,6 +348,10 @@ TEST_CASE("few long rows split into chunks over many blocks") {
       check(op, {u.host.slice(1, 1, 300001), u.dev.slice(1, 1, 300001)}, 1, "a row from element 1");
       const Shape pairs{300000, 2};
       check(op, upload(draw_long(t, numel(pairs), op, seed++), pairs, t), 0, "dim 0 of 300000 x 2");
+      // Rows enough to keep a block per row (two per SM on devices of up to 150 SMs), each
+      // over two tiles of that block.
+      const Shape blocks{300, 10000};
+      check(op, upload(draw_long(t, numel(blocks), op, seed++), blocks, t), 1, "300 rows of 1e4");
     }
 }
 
