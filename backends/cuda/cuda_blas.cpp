@@ -13,11 +13,16 @@
 // every broadcast the ABI allows works; beta 0 reads nothing (NaN addends do not propagate).
 // Batch dims are merged where all operands allow, then run as one strided batch (stride 0
 // for a broadcast operand), the outer dims as a loop. float32 computes in float32 (no TF32:
-// PyTorch's default for matmul), float16/bfloat16 in float32, float64 in float64.
+// PyTorch's default for matmul), float16/bfloat16 in float32, float64 in float64. The
+// algorithm: the first time a problem is seen, the fastest of the heuristic's candidates
+// (timed on the call's operands, cuda_blas_tune.cpp; NBX_BLAS_TUNE=0 takes its first),
+// then that one for every later call of the problem in the process.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_blas_loader.hpp"
+#include "backends/cuda/cuda_blas_tune.hpp"
 #include "backends/cuda/cuda_errors.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
@@ -40,7 +46,7 @@ constexpr int kBFloat16 = static_cast<int>(DType::kBFloat16);
 constexpr int kFloat32 = static_cast<int>(DType::kFloat32);
 constexpr int kFloat64 = static_cast<int>(DType::kFloat64);
 
-// Per device: the handle, the workspace and the heuristic's answers by problem.
+// Per device: the handle, the workspace and the algorithm chosen for each problem.
 struct DeviceState {
   cublasLtHandle_t handle = nullptr;
   void* workspace = nullptr;
@@ -181,6 +187,47 @@ struct Call {
   std::int64_t count = 1, step_a = 0, step_b = 0, step_d = 0;
 };
 
+// The heuristic's algorithms for a call (at most `count`, its best prediction first), those
+// that ran its checks and fit the workspace; empty when it has none.
+std::vector<cublasLtMatmulHeuristicResult_t> heuristic_algorithms(Descriptors& x, int count,
+                                                                  std::int64_t out_bytes,
+                                                                  const std::uint32_t (&align)[3],
+                                                                  DeviceState& s,
+                                                                  const MatmulDevice& device) {
+  const LtApi& lt = lt_api();
+  check(lt.pref_create(&x.pref), "cublasLtMatmulPreferenceCreate", device);
+  const std::uint64_t ws = s.workspace_bytes;
+  check(lt.pref_set(x.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+        "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)", device);
+  // Split-k partial sums stay in float32 for 16-bit outputs (INPLACE and OUTPUT_TYPE would
+  // round each partial to float16/bfloat16): the product accumulates in float32 end to end.
+  if (out_bytes == 2) {
+    const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+    check(lt.pref_set(x.pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask),
+          "cublasLtMatmulPreferenceSetAttribute(REDUCTION_SCHEME_MASK)", device);
+  }
+  // The heuristic otherwise assumes 256-byte aligned matrices, which views need not be.
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> aligns[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align[0]},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align[1]},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align[2]},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align[2]}};
+  for (const auto& [attr, value] : aligns)
+    check(lt.pref_set(x.pref, attr, &value, sizeof value),
+          "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)", device);
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(count));
+  int returned = 0;
+  const cublasStatus_t hs =
+      lt.heuristic(s.handle, x.desc, x.a, x.b, x.d, x.d, x.pref, count, results.data(), &returned);
+  if (hs == CUBLAS_STATUS_NOT_SUPPORTED) return {};
+  check(hs, "cublasLtMatmulAlgoGetHeuristic", device);
+  results.resize(static_cast<std::size_t>(std::clamp(returned, 0, count)));
+  std::erase_if(results, [&](const cublasLtMatmulHeuristicResult_t& r) {
+    return r.state != CUBLAS_STATUS_SUCCESS || r.workspaceSize > s.workspace_bytes;
+  });
+  return results;
+}
+
 // False when the heuristic has no algorithm for this call (the caller splits a batch).
 bool run_call(const abi::MatmulParams& p, const Types& t, const Layout& la, const Layout& lb,
               const Layout& ld, const Call& c, DeviceState& s, const MatmulDevice& device,
@@ -210,68 +257,74 @@ bool run_call(const abi::MatmulParams& p, const Types& t, const Layout& la, cons
 
   const std::int64_t in_bytes = p.a_dtype == kFloat64 ? 8 : p.a_dtype == kFloat32 ? 4 : 2;
   const std::int64_t out_bytes = p.out_dtype == kFloat64 ? 8 : p.out_dtype == kFloat32 ? 4 : 2;
-  const std::uint32_t align_a = alignment(c.a, c.step_a * in_bytes);
-  const std::uint32_t align_b = alignment(c.b, c.step_b * in_bytes);
-  const std::uint32_t align_d = alignment(c.d, c.step_d * out_bytes);
+  const std::uint32_t align[3] = {alignment(c.a, c.step_a * in_bytes),
+                                  alignment(c.b, c.step_b * in_bytes),
+                                  alignment(c.d, c.step_d * out_bytes)};
+  // beta != 0 reads the addend laid into D as C: part of the problem (the timing differs).
+  const bool reads_c = p.has_addend && p.beta != 0;
   const std::string key =
       std::to_string(p.a_dtype) + "," + std::to_string(p.out_dtype) + "," + std::to_string(la.op) +
       std::to_string(lb.op) + "," + std::to_string(la.rows) + "x" + std::to_string(la.cols) + ":" +
       std::to_string(la.ld) + "," + std::to_string(lb.rows) + "x" + std::to_string(lb.cols) + ":" +
       std::to_string(lb.ld) + "," + std::to_string(ld.ld) + ",b" + std::to_string(c.count) + ":" +
       std::to_string(c.step_a) + ":" + std::to_string(c.step_b) + ":" + std::to_string(c.step_d) +
-      ",al" + std::to_string(align_a) + ":" + std::to_string(align_b) + ":" +
-      std::to_string(align_d);
+      ",al" + std::to_string(align[0]) + ":" + std::to_string(align[1]) + ":" +
+      std::to_string(align[2]) + (reads_c ? ",beta" : "");
+
+  const float alpha_f = static_cast<float>(p.alpha);
+  const float beta_f = reads_c ? static_cast<float>(p.beta) : 0.0f;
+  const double alpha_d = p.alpha;
+  const double beta_d = reads_c ? p.beta : 0.0;
+  const bool f64 = t.scale == CUDA_R_64F;
+  const void* alpha = f64 ? static_cast<const void*>(&alpha_d) : &alpha_f;
+  const void* beta = f64 ? static_cast<const void*>(&beta_d) : &beta_f;
+  // D is also C (read only with beta != 0).
+  const AlgoLaunch launch = [&](const cublasLtMatmulAlgo_t& algo, char* d) {
+    return lt.matmul(s.handle, x.desc, alpha, c.a, x.a, c.b, x.b, beta, d, x.d, d, x.d, &algo,
+                     s.workspace, s.workspace_bytes, stream);
+  };
+
   auto found = s.algos.find(key);
   if (found == s.algos.end()) {
-    check(lt.pref_create(&x.pref), "cublasLtMatmulPreferenceCreate", device);
-    const std::uint64_t ws = s.workspace_bytes;
-    check(lt.pref_set(x.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
-          "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)", device);
-    // Split-k partial sums stay in float32 for 16-bit outputs (INPLACE and OUTPUT_TYPE would
-    // round each partial to float16/bfloat16): the product accumulates in float32 end to end.
-    if (out_bytes == 2) {
-      const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
-      check(lt.pref_set(x.pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask),
-            "cublasLtMatmulPreferenceSetAttribute(REDUCTION_SCHEME_MASK)", device);
-    }
-    // The heuristic otherwise assumes 256-byte aligned matrices, which views need not be.
-    const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> aligns[] = {
-        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a},
-        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b},
-        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_d},
-        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_d}};
-    for (const auto& [attr, value] : aligns)
-      check(lt.pref_set(x.pref, attr, &value, sizeof value),
-            "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)", device);
-    cublasLtMatmulHeuristicResult_t result{};
-    int returned = 0;
-    const cublasStatus_t hs =
-        lt.heuristic(s.handle, x.desc, x.a, x.b, x.d, x.d, x.pref, 1, &result, &returned);
-    if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && returned == 0)) {
+    const BlasTune mode = blas_tune_mode();
+    const double macs = double(p.m) * double(p.n) * double(p.k) * double(c.count);
+    const bool big = macs >= kTuneMinMacs;
+    // A negative batch step of D would need another scratch extent: such a call is not tuned.
+    const bool tune = mode != BlasTune::kOff && big && c.step_d >= 0;
+    const std::vector<cublasLtMatmulHeuristicResult_t> algos =
+        heuristic_algorithms(x, tune ? kTuneCandidates : 1, out_bytes, align, s, device);
+    if (algos.empty()) {
       if (c.count > 1) return false;
       throw Unsupported("matmul", device.name, "matmul.blas",
                         "matmul on " + device.name + ": cuBLASLt has no algorithm for this " +
                             "product (" + key + "); NBX_MATMUL=tiled runs the own kernel.");
     }
-    check(hs, "cublasLtMatmulAlgoGetHeuristic", device);
-    found = s.algos.emplace(key, result.algo).first;
+    std::size_t pick = 0;
+    std::string note = mode == BlasTune::kOff ? "the heuristic's first (NBX_BLAS_TUNE=0)"
+                       : !big                 ? "the heuristic's first (below 2^27 multiply-adds)"
+                              : "the heuristic's first (a negative batch step of the output)";
+    if (tune) {
+      // Timing reaches the last element D's layout addresses, batches included.
+      const std::uint64_t extent = std::uint64_t(c.count - 1) * std::uint64_t(c.step_d) +
+                                   (ld.cols - 1) * std::uint64_t(ld.ld) + ld.rows;
+      const TuneTarget target{c.d, extent * std::uint64_t(out_bytes), reads_c, stream, device.name};
+      pick = fastest_algorithm(algos, target, launch, note);
+    }
+    if (mode == BlasTune::kLog)
+      std::fprintf(stderr, "nbx: matmul.blas on %s, problem %s: %s\n", device.name.c_str(),
+                   key.c_str(), note.c_str());
+    found = s.algos.emplace(key, algos[pick].algo).first;
   }
-  const float alpha_f = static_cast<float>(p.alpha);
-  const float beta_f = p.has_addend && p.beta != 0 ? static_cast<float>(p.beta) : 0.0f;
-  const double alpha_d = p.alpha;
-  const double beta_d = p.has_addend && p.beta != 0 ? p.beta : 0.0;
-  const bool f64 = t.scale == CUDA_R_64F;
-  check(lt.matmul(s.handle, x.desc, f64 ? static_cast<const void*>(&alpha_d) : &alpha_f, c.a, x.a,
-                  c.b, x.b, f64 ? static_cast<const void*>(&beta_d) : &beta_f, c.d, x.d, c.d, x.d,
-                  &found->second, s.workspace, s.workspace_bytes, stream),
-        "cublasLtMatmul", device);
+  // The one launch that writes D: with beta != 0 it reads the addend as laid, untouched by
+  // any tuning above.
+  check(launch(found->second, c.d), "cublasLtMatmul", device);
   return true;
 }
 
 }  // namespace
 
 std::string vendor_blas_status() {
-  return lt_api().status;
+  return lt_api().ok ? lt_api().status + "; " + blas_tune_summary() : lt_api().status;
 }
 
 bool vendor_blas_available() {

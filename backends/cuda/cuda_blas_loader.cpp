@@ -77,6 +77,7 @@ LtApi load() {
   bind(lib, "cublasLtMatmulPreferenceDestroy", a.pref_destroy, missing);
   bind(lib, "cublasLtMatmulPreferenceSetAttribute", a.pref_set, missing);
   bind(lib, "cublasLtMatmulAlgoGetHeuristic", a.heuristic, missing);
+  bind(lib, "cublasLtMatmulAlgoConfigGetAttribute", a.algo_config_get, missing);
   bind(lib, "cublasLtMatmul", a.matmul, missing);
   if (!missing.empty()) {
     a.status = "unavailable: " + path + " lacks " + missing;

@@ -8,8 +8,8 @@
 
 namespace nbx::gpu {
 
-// The cuBLASLt entry points cuda_blas.cpp calls; ok is false (and status says why) when no
-// library of this build's major version was found.
+// The cuBLASLt entry points cuda_blas.cpp and cuda_blas_tune.cpp call; ok is false (and
+// status says why) when no library of this build's major version was found.
 struct LtApi {
   bool ok = false;
   std::string status;
@@ -27,6 +27,7 @@ struct LtApi {
   decltype(&cublasLtMatmulPreferenceDestroy) pref_destroy = nullptr;
   decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
   decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
+  decltype(&cublasLtMatmulAlgoConfigGetAttribute) algo_config_get = nullptr;  // for logs
   decltype(&cublasLtMatmul) matmul = nullptr;
 };
 

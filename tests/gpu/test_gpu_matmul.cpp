@@ -2,8 +2,9 @@
 // ops, once per variant the device offers, each forced: the own tiled kernel (what HIP
 // runs; NBX_MATMUL=tiled on CUDA) and the vendor BLAS (cuBLASLt, CUDA only). Every dtype
 // the wrapper sends, odd sizes (1, 17, 65, 129, 1000), batched and broadcast batch dims,
-// transposed and stepped operands, alpha/beta/addend, NaN addends with beta 0, and every
-// tile shape of the tiled kernel (devices opened with smaller shared-memory capabilities).
+// transposed and stepped operands, alpha/beta/addend, NaN addends with beta 0, products
+// large enough for the vendor BLAS to time its algorithms (each twice), and every tile shape
+// of the tiled kernel (devices opened with smaller shared-memory capabilities).
 //
 // Tolerances: integers exact; floats |got - want| <= rtol(out dtype) * |want| + 8 * eps(acc)
 // * k * mean|a*b| (the accumulation bound of k float32/float64 additions).
@@ -273,6 +274,70 @@ TEST_CASE("alpha, beta and addends: addmm, baddbmm, addmv, addr, linear; NaN wit
                            beta, alpha),
                 0, tag + "k = 0");
       }
+    }
+  }
+}
+
+// Two results the same bit for bit (the same algorithm on the same operands).
+void check_same_bits(const Tensor& x, const Tensor& y, const std::string& label) {
+  INFO(label);
+  REQUIRE(x.dtype() == y.dtype());
+  REQUIRE(x.shape() == y.shape());
+  const std::size_t bytes = std::size_t(x.numel()) * dtype_size(x.dtype());
+  std::vector<std::byte> bx(bytes), by(bytes);
+  x.copy_to_host(bx.data());
+  y.copy_to_host(by.data());
+  CHECK(bx == by);
+}
+
+// Products of at least 2^27 multiply-adds, where the vendor BLAS times the heuristic's
+// algorithms the first time it sees a problem (backends/cuda/cuda_blas_tune.hpp), each run
+// twice: the first call tunes, the second takes the cached choice. With beta != 0 the addend
+// is laid into the output and read back as C, so tuning that wrote the output would add the
+// addend more than once: both calls against the host, the addend unchanged, and the two
+// calls equal bit for bit (one algorithm per problem in a process). Beta 0 times into the
+// output itself. Runs each variant the device offers (the tiled kernel too).
+TEST_CASE("matmul large enough to tune the vendor BLAS, twice: the addend read once") {
+  RequestGuard guard;
+  const Device dev = gpu();
+  std::uint64_t seed = 55000;
+  const std::int64_t m = 512, k = 512, n = 512;  // 2^27 multiply-adds, the least tuned
+  const double alpha = 0.75, beta = -1.5;
+  for (const VariantRequest& v : variants(dev)) {
+    ops::set_matmul_variant_request(v.request);
+    // bfloat16 (the dtype the tuning is for) and float32 (the tightest tolerance).
+    for (DType t : {DType::kBFloat16, DType::kFloat32}) {
+      if (!device_has(dev, t)) continue;
+      const std::string tag = std::string(v.name) + " ";
+      const Pair a = make(t, {m, k}, seed++, dev);
+      const Pair b = make(t, {k, n}, seed++, dev);
+      const Pair full = make(t, {m, n}, seed++, dev);
+      const Pair bias = make(t, {n}, seed++, dev);
+      // Twice each: the first call tunes (on the vendor BLAS), the second reuses the choice.
+      const auto twice = [&](const Tensor& want, auto&& run, const std::string& what) {
+        const Tensor first = run(), second = run();
+        compare(want, first, k, tag + what + ", first call");
+        compare(want, second, k, tag + what + ", second call");
+        check_same_bits(first, second, tag + what + ", first and second call");
+      };
+      twice(
+          host_ref([&] { return ops::addmm(full.host, a.host, b.host, beta, alpha); }),
+          [&] { return ops::addmm(full.dev, a.dev, b.dev, beta, alpha); }, "addmm full");
+      check_same_bits(full.host, full.dev, tag + "the addend after addmm");
+      twice(
+          host_ref([&] { return ops::addmm(bias.host, a.host, b.host, beta, alpha); }),
+          [&] { return ops::addmm(bias.dev, a.dev, b.dev, beta, alpha); }, "addmm bias");
+      twice(
+          host_ref([&] { return ops::mm(a.host, b.host); }), [&] { return ops::mm(a.dev, b.dev); },
+          "mm (beta 0)");
+      // A strided batch (2 x 256 x 512 x 512) with an addend broadcast over it.
+      const Pair b1 = make(t, {2, 256, k}, seed++, dev);
+      const Pair b2 = make(t, {2, k, n}, seed++, dev);
+      const Pair in = make(t, {256, n}, seed++, dev);
+      twice(
+          host_ref([&] { return ops::baddbmm(in.host, b1.host, b2.host, beta, alpha); }),
+          [&] { return ops::baddbmm(in.dev, b1.dev, b2.dev, beta, alpha); }, "baddbmm");
+      check_same_bits(in.host, in.dev, tag + "the addend after baddbmm");
     }
   }
 }
