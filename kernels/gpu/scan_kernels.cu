@@ -22,7 +22,8 @@
 //    states live in a small buffer taken from the stream's memory pool (cudaMallocAsync /
 //    hipMallocAsync) and given back in stream order after (3): the launch interface stays as
 //    it is, nothing is shared between streams or devices, and where the pool is unavailable
-//    the rows take the block-per-row kernel instead.
+//    the rows take the block-per-row kernel instead. The device's default pool is set to
+//    keep 4 MiB past a synchronize, so a chunked scan does not map new memory each time.
 // The long and chunked kernels read and write the operands of a row that have stride 1 and
 // start 16-byte aligned in 16-byte vectors (each thread's 16 elements are consecutive, so
 // its first element is aligned too).
@@ -696,6 +697,25 @@ Error free_async(void* ptr, Stream s) {
   return cudaFreeAsync(ptr, s);
 #endif
 }
+// The current device's default pool keeps up to 4 MiB of freed memory past a synchronize
+// (the chunk states need a few KiB): at its default of 0 it hands everything back to the
+// driver at each synchronize, and the next chunked scan would pay for mapping it again.
+Error keep_pool_memory() {
+  unsigned long long keep = 4ull << 20;
+  int device = 0;
+#if NBX_GPU_HIP
+  hipMemPool_t pool;
+  Error e = hipGetDevice(&device);
+  if (e == kSuccess) e = hipDeviceGetDefaultMemPool(&pool, device);
+  if (e == kSuccess) e = hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &keep);
+#else
+  cudaMemPool_t pool;
+  Error e = cudaGetDevice(&device);
+  if (e == kSuccess) e = cudaDeviceGetDefaultMemPool(&pool, device);
+  if (e == kSuccess) e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+#endif
+  return e;
+}
 
 // Enqueues the plan's kernels; returns the first error.
 template <int Op, typename C>
@@ -708,6 +728,7 @@ Error enqueue(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuffer*
   if (plan.chunks > 1) {
     const i64 count = p.rows * plan.chunks;  // at most 8 per SM, or 2 per row
     void* scratch = nullptr;
+    if (keep_pool_memory() != kSuccess) (void)last_launch_error();  // only slower without it
     if (malloc_async(&scratch, std::size_t(count) * sizeof(ScanState<C>), s) == kSuccess) {
       auto* states = static_cast<ScanState<C>*>(scratch);
       scan_chunk_states_kernel<Op, C><<<unsigned(count), kLongBlock, 0, s>>>(
