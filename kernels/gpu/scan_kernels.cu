@@ -726,7 +726,7 @@ Error enqueue(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuffer*
   void* indices = kExtreme<Op> ? buffers[2].address : nullptr;
   const int in_bytes = dtype_bytes(p.in_dtype);
   if (plan.chunks > 1) {
-    const i64 count = p.rows * plan.chunks;  // at most 8 per SM, or 2 per row
+    const i64 count = p.rows * plan.chunks;  // at most 8 per SM (plan_scan)
     void* scratch = nullptr;
     if (keep_pool_memory() != kSuccess) (void)last_launch_error();  // only slower without it
     if (malloc_async(&scratch, std::size_t(count) * sizeof(ScanState<C>), s) == kSuccess) {
