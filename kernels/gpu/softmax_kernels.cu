@@ -9,6 +9,7 @@
 // not read the input again; the looped variant reads it twice. PyTorch's special values
 // follow from the state: a kept +inf, NaN, or only -inf values make the maximum non-finite
 // and every kept element NaN; a fully masked row gives 0 (softmax) or -inf (log_softmax).
+// Rows of stride 1 take softmax_rows_fast.cu instead when NBX_GPU_ROWS=fast.
 #include <string>
 
 #include "core/errors.hpp"
@@ -16,6 +17,7 @@
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
 #include "kernels/gpu/softmax_launch.hpp"
+#include "kernels/gpu/softmax_rows_fast.hpp"
 
 namespace nbx::gpu {
 namespace {
@@ -229,6 +231,19 @@ ElementwiseLaunchResult launch_softmax(const abi::SoftmaxParams& p, const BoundB
   if (p.has_mask)
     check_view(p, p.mask_offset, p.mask_outer_strides, p.mask_row_stride, kBool, buffers[2],
                "the mask");
+  // NBX_GPU_ROWS=fast: rows contiguous in memory take softmax_rows_fast.cu; everything
+  // else continues here unchanged.
+  if (options.rows_fast != 0) {
+    if (launch_softmax_rows_fast(p, buffers, num_buffers, options, stream, result)) return result;
+    if (options.rows_fast == 2)
+      throw Unsupported("softmax", "gpu", "softmax.rows_fast",
+                        "softmax launch: NBX_GPU_ROWS=fast-only, and this view (dtypes " +
+                            std::to_string(p.in_dtype) + " -> " + std::to_string(p.out_dtype) +
+                            ", accumulate " + std::to_string(p.accumulate_dtype) +
+                            ", row strides " + std::to_string(p.in_row_stride) + "/" +
+                            std::to_string(p.out_row_stride) +
+                            ") is not one the contiguous-row kernel serves.");
+  }
   abi::SoftmaxParams q = p;
   int group = 1;
   while (group * 2 <= p.row_tile && group * 2 <= kSoftmaxBlock) group *= 2;
