@@ -196,6 +196,40 @@ NBX_GPU_INLINE C bits_as(unsigned long long bits, int dtype) {
   }
 }
 
+// bits_as over a thread's K elements with the dtype switch outside the loop: each case
+// converts element after element, so an element's bits die as its value is made (a switch
+// per element keeps every element's bits live across the branches, and spills).
+template <int Dtype, int K, typename C>
+NBX_GPU_INLINE void convert_as(C (&x)[K], const unsigned long long (&bits)[K]) {
+#pragma unroll
+  for (int j = 0; j < K; ++j) x[j] = bits_as<C>(bits[j], Dtype);
+}
+template <int K, typename C>
+NBX_GPU_INLINE void convert_items(C (&x)[K], const unsigned long long (&bits)[K], int dtype) {
+  switch (dtype) {
+    case kBool:
+      return convert_as<kBool>(x, bits);
+    case kInt8:
+      return convert_as<kInt8>(x, bits);
+    case kUInt8:
+      return convert_as<kUInt8>(x, bits);
+    case kInt16:
+      return convert_as<kInt16>(x, bits);
+    case kInt32:
+      return convert_as<kInt32>(x, bits);
+    case kInt64:
+      return convert_as<kInt64>(x, bits);
+    case kFloat16:
+      return convert_as<kFloat16>(x, bits);
+    case kBFloat16:
+      return convert_as<kBFloat16>(x, bits);
+    case kFloat32:
+      return convert_as<kFloat32>(x, bits);
+    default:
+      return convert_as<kFloat64>(x, bits);
+  }
+}
+
 // A row's start in each operand (row-major over the outer dims).
 struct RowOffsets {
   i64 in, out, idx;
@@ -362,16 +396,14 @@ NBX_GPU_INLINE void load_items(C (&x)[K], const abi::ScanParams& p, int in_bytes
           load_vector_bits<8>(bits, at);
           break;
       }
-#pragma unroll
-      for (int j = 0; j < K; ++j) x[j] = bits_as<C>(bits[j], p.in_dtype);
+      convert_items(x, bits, p.in_dtype);
       return;
     }
   }
 #pragma unroll
   for (int j = 0; j < K; ++j)
     bits[j] = first + j < n ? load_bits(in, in_bytes, o.in + (first + j) * p.in_row_stride) : 0ull;
-#pragma unroll
-  for (int j = 0; j < K; ++j) x[j] = bits_as<C>(bits[j], p.in_dtype);
+  convert_items(x, bits, p.in_dtype);
 }
 
 template <int Op, int K, typename C>
