@@ -47,6 +47,10 @@ std::vector<MatmulBenchResult> run_matmul_suite(const Device& device, const Matm
   // Vulkan's cooperative-matrix kernel takes float16 only (the others are refused by name).
   if (bd.has_kernel("matmul.coopmat"))
     variants.push_back({"coopmat", ops::MatmulRequest::kCoopMatrix});
+  if (!o.variants.empty())
+    std::erase_if(variants, [&](const Variant& v) {
+      return std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end();
+    });
   const ops::MatmulRequest saved = ops::matmul_variant_request();
   std::vector<MatmulBenchResult> results;
   for (std::int64_t n : o.sizes) {
@@ -79,8 +83,9 @@ std::vector<MatmulBenchResult> run_matmul_suite(const Device& device, const Matm
 }
 
 int run_matmul_main(const Device& device, KernelTimer& timer, bool quick,
-                    const std::string& json_path) {
+                    const std::string& json_path, const std::vector<std::string>& variants) {
   MatmulBenchOptions o;
+  o.variants = variants;
   if (quick) o.sizes = {1024, 2048};
   const auto results = run_matmul_suite(device, o, timer);
   std::cout << device.display_name() << ", timer: " << timer.name() << ", matmul.blas: "

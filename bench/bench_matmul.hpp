@@ -15,8 +15,12 @@ namespace nbx::bench {
 
 struct MatmulBenchOptions {
   std::vector<std::int64_t> sizes = {4096, 8192};  // m = n = k
-  int warmup = 3;
-  int runs = 10;  // the median of these is reported
+  int warmup = 10;  // sustained load first: the clocks settle (H200: ±10% otherwise)
+  int runs = 30;    // the median of these is reported
+  // Only these variants ("blas", "tiled", "coopmat"; empty: every one the device offers):
+  // a vendor-BLAS-only run keeps the long, low-power tiled products from changing the
+  // clocks between the cases compared with PyTorch.
+  std::vector<std::string> variants;
 };
 
 struct MatmulBenchResult {
@@ -36,6 +40,6 @@ std::vector<MatmulBenchResult> run_matmul_suite(const Device& device,
 // nbx-bench-gpu --suite matmul: runs the suite (--quick: 1024 and 2048), prints the table
 // and writes `json_path` (when not empty). Returns the exit status.
 int run_matmul_main(const Device& device, KernelTimer& timer, bool quick,
-                    const std::string& json_path);
+                    const std::string& json_path, const std::vector<std::string>& variants = {});
 
 }  // namespace nbx::bench

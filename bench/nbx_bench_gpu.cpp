@@ -16,6 +16,9 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "bench/bench_elementwise.hpp"
 #include "bench/bench_matmul.hpp"
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
   std::string device_name = "cuda:0", json_path;
   std::string suite = "elementwise";
   bool quick = false, dispatch_only = false;
+  std::vector<std::string> variants;  // --variants blas,tiled (matmul suite)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--device" && i + 1 < argc)
@@ -85,7 +89,10 @@ int main(int argc, char** argv) {
       json_path = argv[++i];
     else if (a == "--quick")
       quick = true;
-    else if (a == "--dispatch-only")
+    else if (a == "--variants" && i + 1 < argc) {
+      std::stringstream list(argv[++i]);
+      for (std::string v; std::getline(list, v, ',');) variants.push_back(v);
+    } else if (a == "--dispatch-only")
       dispatch_only = true;
     else if (a == "--suite" && i + 1 < argc &&
              (std::strcmp(argv[i + 1], "elementwise") == 0 ||
@@ -93,7 +100,8 @@ int main(int argc, char** argv) {
       suite = argv[++i];
     else {
       std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] "
-                   "[--dispatch-only] [--suite elementwise|wave1]\n";
+                   "[--dispatch-only] [--suite elementwise|wave1|matmul] [--variants "
+                   "blas,tiled,coopmat]\n";
       return 2;
     }
   }
@@ -131,7 +139,8 @@ int main(int argc, char** argv) {
       options.launches_per_run = 10;
     }
     if (suite == "wave1") return run_wave1(device, *timer, quick, json_path);
-    if (suite == "matmul") return nbx::bench::run_matmul_main(device, *timer, quick, json_path);
+    if (suite == "matmul")
+      return nbx::bench::run_matmul_main(device, *timer, quick, json_path, variants);
     if (quick) options.contiguous_elements = 1 << 22, options.matrix_edge = 2048;
     // The same GPU with the launcher's other choices: generic kernel only, and the 64-wide
     // tile that wavefront-64 AMD GPUs take.

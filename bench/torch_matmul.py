@@ -3,7 +3,7 @@
 
 Square products m = n = k (4096, 8192; --quick: 1024, 2048) in bfloat16, float16 and
 float32 (TF32 off: PyTorch's default for matmul), random non-zero operands in ±[0.25, 2],
-3 warm-up runs, the median of 10 timed with CUDA events around the eager torch.matmul
+10 warm-up runs, the median of 30 timed with CUDA events around the eager torch.matmul
 (output allocation included, as for nbx). Named like nbx's "[blas]" cases: PyTorch runs
 cuBLAS/cuBLASLt.
 
@@ -29,7 +29,7 @@ def matmul_results(quick=False):
         for dtype, short in NAMES:
             a = random_nonzero((n, n), dtype, 11 + n)
             b = random_nonzero((n, n), dtype, 12 + n)
-            ms = timed(lambda: torch.matmul(a, b), runs=10)
+            ms = timed(lambda: torch.matmul(a, b), runs=30, warmup=10)
             results.append({"name": f"matmul_{short}[blas]", "shape": f"{n}x{n}x{n}",
                             "variant": "torch", "median_ms": ms,
                             "tflops": 2.0 * n * n * n / (ms * 1e-3) / 1e12})

@@ -176,10 +176,12 @@ std::size_t fastest_algorithm(const std::vector<cublasLtMatmulHeuristicResult_t>
     note = "the heuristic's first: none of its " + std::to_string(n) + " algorithms launched";
     return 0;
   }
-  // Within 1% (about the run-to-run spread) the heuristic's order decides: a near tie does
-  // not flip the choice on noise.
+  // Within 5% the heuristic's order decides. A few cold launches rank near-equal algorithms
+  // unreliably: on the H200 (2026-11-30) the timing picked, for 8192^3 bfloat16, one 2.6%
+  // faster than the heuristic's first, which under sustained load (the clocks power-limited)
+  // ran 9-12% slower (700 vs 765-794 TFLOP/s); only a clear win replaces the first.
   std::size_t pick = 0;
-  while (!alive[pick] || best[pick] > fastest * 1.01f) ++pick;
+  while (!alive[pick] || best[pick] > fastest * 1.05f) ++pick;
   note = "algorithm " + std::to_string(pick + 1) + " of " + std::to_string(n) + " (" +
          describe_algorithm(candidates[pick].algo) + "): " + milliseconds(best[pick]) +
          "; the heuristic's first: " + (alive[0] ? milliseconds(best[0]) : "failed") +

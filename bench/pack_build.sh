@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Copies what a device run needs from a meson build folder into a small, stripped one that
+# travels to the lent H200 (`carry`): the CLI, libnbx, its yaml-cpp, the backend modules, the
+# GPU benchmark and the GPU/Vulkan test programs, in meson's layout.
+#
+#   bench/pack_build.sh BUILD_DIR PACKED_DIR      (e.g. build-h200all build-h200final)
+set -eu
+src=$1 dst=$2
+rm -rf "$dst"
+mkdir -p "$dst/bench" "$dst/tests/gpu" "$dst/tests/vulkan"
+for f in nbx libnbx.so bench/nbx-bench-gpu tests/gpu/test_gpu_backend tests/vulkan/test_vk_*; do
+  for g in "$src"/$f; do
+    [ -f "$g" ] && [ -x "$g" -o "${g%.so}" != "$g" ] || continue
+    mkdir -p "$dst/$(dirname "${g#"$src"/}")"
+    strip -o "$dst/${g#"$src"/}" "$g"
+  done
+done
+for m in "$src"/backends/*/libnbx_backend_*.so; do
+  mkdir -p "$dst/$(dirname "${m#"$src"/}")"
+  strip -o "$dst/${m#"$src"/}" "$m"
+done
+cp -L "$(ldconfig -p | awk '/libyaml-cpp.so.0.7 /{print $NF; exit}')" "$dst/libyaml-cpp.so.0.7"
+du -sh "$dst"
