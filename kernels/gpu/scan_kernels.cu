@@ -30,7 +30,14 @@
 // Float sums are compensated (compensated_sum.cuh) and each sum + compensation pair rounds
 // once to the output dtype through double, so the result is the correctly rounded prefix up
 // to the compensation's own error — as the host's float64 sum rounded once. Float products
-// multiply in the accumulate dtype (float32 for float16/bfloat16/float32). Extremes are
+// are compensated too (an FMA-exact rounding error carried as a second float: `mul_exact`),
+// because a scan's tree order makes plain float products biased, not just noisy: it
+// multiplies partial products near ±1 together, whose rounding errors lean one way (the
+// low-order cross term of (1+a)(1+b) is not uniform modulo an ulp), about -1e-9 relative
+// per multiply for factors exp(±0.001): a 16,777,216-element float32 cumprod was 0.8% off by
+// element 13,630,554 on the H200 (-10.3515 for -10.4386; 1% by its end, emulated), where a
+// sequential float product (partial products of any mantissa) stays within 1e-4. (A
+// compiler contracting v * x + e into one FMA leaves v + comp as accurate.) Extremes are
 // exact: PyTorch's cummax_cummin_helper (ties take the later index, a NaN sticks, a later
 // NaN takes the index), integers compared as int64.
 #include <cstring>
@@ -60,7 +67,7 @@ inline constexpr bool kExtreme = Op == abi::kScan_cummax || Op == abi::kScan_cum
 template <typename C>
 struct ScanState {
   C v;      // running sum, product or extreme
-  C comp;   // float sums: the compensation of v
+  C comp;   // float sums and products: the compensation of v (the state is v + comp)
   i64 idx;  // extremes: the extreme's position in the row; -1 before any element
 };
 
@@ -83,6 +90,33 @@ NBX_GPU_INLINE bool takes_over(C later, C earlier) {
   return Op == abi::kScan_cummax ? later >= earlier : later <= earlier;
 }
 
+template <typename C>
+NBX_GPU_INLINE C fused_multiply_add(C a, C b, C c) {
+  if constexpr (sizeof(C) == sizeof(float))
+    return fmaf(a, b, c);
+  else
+    return fma(a, b, c);
+}
+
+// (v + comp) *= (x + x_comp) to about twice C's precision: the product's rounding error is
+// exact through an FMA, the cross terms are added to it, and (v, comp) is renormalized
+// (|comp| <= half an ulp of v, so v alone is the rounded product). A zero, ±inf or NaN
+// product is kept as it is (its sign too) with no compensation: there is nothing to carry.
+template <typename C>
+NBX_GPU_INLINE void mul_exact(C& v, C& comp, C x, C x_comp) {
+  const C p = v * x;
+  if (!isfinite(p) || p == C(0)) {
+    v = p;
+    comp = C(0);
+    return;
+  }
+  C e = fused_multiply_add(v, x, -p);
+  e = fused_multiply_add(v, x_comp, fused_multiply_add(comp, x, e));
+  const C s = p + e;
+  comp = isfinite(s) ? e - (s - p) : C(0);  // rounded up to ±inf: nothing to carry
+  v = s;
+}
+
 // The state of run `a` followed by run `b`. For extremes, the sequential rule continued
 // from a's state through b ends in b's own state exactly when b's extreme takes over a's
 // (b's last NaN, or b's last occurrence of its extreme), otherwise in a's: so the combine
@@ -97,7 +131,7 @@ NBX_GPU_INLINE ScanState<C> combine(ScanState<C> a, const ScanState<C>& b) {
     }
   } else if constexpr (Op == abi::kScan_cumprod) {
     if constexpr (IsFloatCompute<C>::value) {
-      a.v *= b.v;
+      mul_exact(a.v, a.comp, b.v, b.comp);
     } else {
       a.v = i64((unsigned long long)a.v * (unsigned long long)b.v);
     }
@@ -121,8 +155,7 @@ NBX_GPU_INLINE void fold(ScanState<C>& s, C x, i64 k) {
 template <int Op, typename C>
 NBX_GPU_INLINE ScanState<C> shuffle_state(ScanState<C> s, int src_lane) {
   s.v = warp_shuffle(s.v, src_lane);
-  if constexpr (Op == abi::kScan_cumsum && IsFloatCompute<C>::value)
-    s.comp = warp_shuffle(s.comp, src_lane);
+  if constexpr (!kExtreme<Op> && IsFloatCompute<C>::value) s.comp = warp_shuffle(s.comp, src_lane);
   if constexpr (kExtreme<Op>) s.idx = warp_shuffle(s.idx, src_lane);
   return s;
 }
@@ -416,11 +449,15 @@ NBX_GPU_INLINE ScanState<C> fold_items(const C (&x)[K], i64 first, i64 n) {
 }
 
 // The value an inclusive state writes. Float sums: v + comp is (all but) exact in double,
-// so the output dtype takes one rounding.
+// so the output dtype takes one rounding. Float products: v is already v + comp rounded to
+// C, but a wider output (float32 accumulated into float64) takes the pair; comp 0 keeps v
+// itself, so a -0 product stays -0.
 template <int Op, typename C>
 NBX_GPU_INLINE auto output_value(const ScanState<C>& s) {
   if constexpr (Op == abi::kScan_cumsum && IsFloatCompute<C>::value)
     return isfinite(s.v) ? double(s.v) + double(s.comp) : double(s.v);
+  else if constexpr (Op == abi::kScan_cumprod && IsFloatCompute<C>::value)
+    return s.comp != C(0) ? double(s.v) + double(s.comp) : double(s.v);
   else
     return s.v;
 }

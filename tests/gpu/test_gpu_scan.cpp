@@ -6,10 +6,14 @@
 // ties; a requested dtype; malformed launches.
 //
 // Tolerances are the conformance suite's (accumulated_tolerance: the dtype's rtol/atol
-// scaled by sqrt(k)) with k the element's position in its row + 1. Float sums also meet a
-// tighter bound the kernel promises (compensated, one rounding): within 2 ulps of the host,
-// plus 2^-20 of the largest prefix so far in the row — a lost or doubled element is off by
-// about an element, far more. Extremes, indices and integer results compare exactly.
+// scaled by sqrt(k)) with k the element's position in its row + 1. Float sums and products
+// also meet the tighter bound the kernel promises (compensated, rounded once): within 2 ulps
+// of the host, plus 2^-24 of the largest prefix so far in the row (sums) or of the value
+// itself (products). Compensated, the kernels stay within 0.4 of it (an emulation of the
+// chunked kernels' combine order on this file's float32 rows); uncompensated, the same
+// order's sums miss it by 2-3.5 times (the tree keeps only ~60 roundings per prefix, so a
+// 2^-20 allowance would pass them) and its products by 10^4 times (their rounding errors
+// lean one way: scan_kernels.cu). Extremes, indices and integer results compare exactly.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -136,8 +140,9 @@ std::string compare_scan(Op op, const Tensor& host, const Tensor& dev, const Sha
           const double err = std::fabs(y.f - x.f);
           ok = err <= tol.atol + tol.rtol * std::fabs(x.f);
           running_max = std::max(running_max, std::fabs(x.f));
-          if (ok && op == Op::kCumsum)
-            ok = err <= 2 * conformance::ulp_at(x.f, t) + std::ldexp(running_max, -20);
+          if (ok && (op == Op::kCumsum || op == Op::kCumprod))
+            ok = err <= 2 * conformance::ulp_at(x.f, t) +
+                            std::ldexp(op == Op::kCumsum ? running_max : std::fabs(x.f), -24);
         }
         if (!ok)
           return std::string(is_index ? "index" : "value") + " at row " +
@@ -353,6 +358,33 @@ TEST_CASE("few long rows split into chunks over many blocks") {
       const Shape blocks{300, 10000};
       check(op, upload(draw_long(t, numel(blocks), op, seed++), blocks, t), 1, "300 rows of 1e4");
     }
+}
+
+// Float32 rows of 4,000,000 (chunked) that only a compensated scan gets within 2^-24 of the
+// running maximum (sums) or of the value (products). Emulated in the chunked kernels' combine
+// order (the H200's plan: 489 chunks of one tile), uncompensated: all positive sums in
+// [0.25, 2] (prefixes to 4.5e6) miss the bound by 2.8 times, large [1024, 2048] alternating
+// with small [0.25, 2] (prefixes to 3.1e9) by 2.3 times, factors ±exp(±0.001) by 1.2e4 times
+// (uncompensated products lean low; the 16,777,216-element row above was 0.8% off at element
+// 13,630,554 on the H200 before products were compensated). Compensated: at most 0.39.
+TEST_CASE("float32 sums and products that need a compensated scan") {
+  const std::int64_t n = 4000000;
+  std::mt19937_64 rng(37000);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<std::byte> positive(std::size_t(n) * 4), alternating(std::size_t(n) * 4),
+      factors(std::size_t(n) * 4);
+  for (std::int64_t i = 0; i < n; ++i) {
+    put_element(positive, DType::kFloat32, i, 0.25 + 1.75 * unit(rng), 0);
+    const double u = unit(rng);
+    put_element(alternating, DType::kFloat32, i, i % 2 ? 0.25 + 1.75 * u : 1024 * (1 + u), 0);
+    const std::uint64_t r = rng();
+    put_element(factors, DType::kFloat32, i,
+                (r % 2 ? 1 : -1) * std::exp(0.001 * (2 * unit(rng) - 1)), 0);
+  }
+  check(Op::kCumsum, upload(positive, {1, n}, DType::kFloat32), 1, "4e6 positive terms");
+  check(Op::kCumsum, upload(alternating, {1, n}, DType::kFloat32), 1,
+        "4e6 terms, large and small in turn");
+  check(Op::kCumprod, upload(factors, {1, n}, DType::kFloat32), 1, "4e6 factors near +-1");
 }
 
 TEST_CASE("a requested dtype casts first; integer sums give int64") {
