@@ -2,10 +2,10 @@
 // and as JSON (compared with bench/torch_reference.py by bench/make_table.py); with
 // --suite wave1, the row-wise suite of op wave 1 (bench_rowops.hpp; compared with
 // bench/torch_wave1.py); on CUDA/HIP it runs once more on a device opened with
-// NBX_GPU_ROWS=fast (cases named "…[fast]").
+// NBX_GPU_ROWS=general (cases named "…[general]").
 //
 //   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
-//                 [--suite elementwise|wave1]
+//                 [--suite elementwise|wave1|matmul] [--variants blas,tiled,coopmat]
 //
 // --dispatch-only skips the kernel suite and measures the dispatch overhead at 16 to 4096
 // elements (around the largest op the CUDA/HIP launch batch takes); run it once more with
@@ -49,15 +49,16 @@ int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool qu
   if (quick) o.rows = 1024, o.cols = 1024, o.vocab_rows = 16, o.vocab = 128256;
   auto results =
       nbx::bench::with_scan_cases(nbx::bench::run_rowops_suite(device, o, timer), device, o, timer);
-  // CUDA/HIP: the same suite with the reduce family's contiguous-row kernel (NBX_GPU_ROWS=fast,
-  // opt-in until measured), named "<case>[fast]" so make_table.py pairs it with PyTorch.
+  // CUDA/HIP: the same suite on the general kernels (NBX_GPU_ROWS=general; the default takes
+  // the contiguous-row kernels), named "<case>[general]": what the row kernels are worth.
   const std::string backend = device.id().backend;
   if (backend == "cuda" || backend == "hip") {
-    auto dev = open_variant(backend, "NBX_GPU_ROWS", "fast");
+    auto dev = open_variant(backend, "NBX_GPU_ROWS", "general");
     auto caps = nbx::resolve_capabilities(backend, dev->properties(), dev->display_name());
-    const nbx::Device fast(std::make_shared<nbx::DeviceContext>(std::move(dev), std::move(caps)));
-    for (auto r : nbx::bench::run_rowops_suite(fast, o, timer)) {
-      r.name += "[fast]";
+    const nbx::Device general(
+        std::make_shared<nbx::DeviceContext>(std::move(dev), std::move(caps)));
+    for (auto r : nbx::bench::run_rowops_suite(general, o, timer)) {
+      r.name += "[general]";
       results.push_back(std::move(r));
     }
   }

@@ -52,14 +52,17 @@ GpuDevice<Rt>::GpuDevice(int index, DeviceProperties properties)
   options_.warp_size = *this->properties().subgroup_size;  // always set by query_properties
   options_.multiprocessors = this->properties().compute_units;
   gpu::apply_environment(options_);
-  // NBX_GPU_ROWS: the reduce family's contiguous-row kernel (ElementwiseOptions::rows_fast).
+  // NBX_GPU_ROWS: the contiguous-row kernels of reduce, softmax and norm
+  // (ElementwiseOptions::rows_fast).
   if (const char* rows = std::getenv("NBX_GPU_ROWS"); rows && *rows) {
     const std::string v = rows;
-    if (v == "fast" || v == "fast-only" || v == "default")
-      options_.rows_fast = v == "fast" ? 1 : v == "fast-only" ? 2 : 0;
+    if (v == "fast" || v == "default" || v == "fast-only" || v == "general")
+      options_.rows_fast = v == "general" ? 0 : v == "fast-only" ? 2 : 1;
     else
       throw InvalidArgument("NBX_GPU_ROWS",
-                            "NBX_GPU_ROWS must be fast, fast-only or default (got '" + v + "').");
+                            "NBX_GPU_ROWS must be fast (the default), general or "
+                            "fast-only (got '" +
+                                v + "').");
   }
   if (options_.batch_max_numel > 0)
     batch_.emplace(gpu::elementwise_batch_capacity(), fault_device_, stream_);

@@ -31,11 +31,13 @@ struct ElementwiseOptions {
   // batched adds costs 1.1, 2.1, 3.8 and 7.3 µs per op at 16, 1024, 2048 and 4096 elements,
   // against 5.3–5.7 µs with a launch each (docs/performance.md): batching pays up to 2048.
   std::int64_t batch_max_numel = 2048;
-  // The "reduce" family's contiguous-row kernel (reduce_rows_fast.cu), opt-in until it is
-  // measured on hardware: NBX_GPU_ROWS=fast (1) takes it for every launch it can serve, the
-  // general kernel for the rest; NBX_GPU_ROWS=fast-only (2, for tests) refuses the rest, so
-  // a passing case proves the fast kernel ran. 0 (unset, or NBX_GPU_ROWS=default): never.
-  int rows_fast = 0;
+  // The contiguous-row kernels of reduce, softmax and norm (reduce_rows_fast.cu,
+  // softmax_rows_fast.cu, norm_rows_fast.cu): 1 (the default; NBX_GPU_ROWS=fast) takes them
+  // for every launch they serve and the general kernels for the rest; 0
+  // (NBX_GPU_ROWS=general) the general kernels always; 2 (NBX_GPU_ROWS=fast-only, for tests)
+  // refuses the launches they do not serve, so a passing case proves they ran. Measured on
+  // the H200 before becoming the default: docs/performance.md, "Op wave 1".
+  int rows_fast = 1;
 };
 
 // Reads the environment overrides into `options` (the fields above keep their values where

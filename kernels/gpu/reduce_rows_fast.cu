@@ -1,22 +1,26 @@
-// The "reduce" family's contiguous-row kernel (opt-in: NBX_GPU_ROWS=fast). The general kernel
-// (reduce_kernels.cu) pays, per element, an N-d offset decomposition (64-bit divisions), a
-// run-time dtype switch and a scalar load, and per row a shared-memory tree with a barrier
-// per level: on the H200 it reduced a [32768, 4096] float32 tensor at 575 GB/s, and bfloat16
-// took as long (docs/performance.md, "Op wave 1"). Here, for rows contiguous in memory:
+// The "reduce" family's contiguous-row kernel (the default; NBX_GPU_ROWS=general opts out). The
+// general kernel (reduce_kernels.cu) pays, per element, an N-d offset decomposition (64-bit
+// divisions), a run-time dtype switch and a scalar load, and per row a shared-memory tree with a
+// barrier per level: on the H200 it reduced a [32768, 4096] float32 tensor at 575 GB/s, and
+// bfloat16 took as long (docs/performance.md, "Op wave 1"). Here, for rows contiguous in memory:
 //   - the storage dtype and the accumulate type are template parameters, and so is the op's
 //     kind (sum, product, maximum, minimum, count), dispatched once at launch;
 //   - a row's kept-dim offset is decomposed once per row; elements are read as 16-byte
 //     vectors from the first 16-byte aligned element of the row (a scalar head before it and
-//     a scalar tail after the last whole vector), kUnroll vectors in flight per thread, each
-//     folded into its own partial state;
-//   - a warp (wavefront) reduces a row through shuffles of each state field; long rows with
-//     few of them get up to a block of warps per row, whose states meet in shared memory
-//     after ONE barrier (double-buffered by round, so no second barrier is needed).
+//     a scalar tail after the last whole vector), 4 vectors in flight per thread, a whole
+//     vector folded at a time (fold_vec);
+//   - a few lanes of a warp (a power of two: about 128 vectors each) reduce a row through
+//     shuffles of each state field; few long rows get up to a block of warps per row, whose
+//     states meet in shared memory after ONE barrier (double-buffered by round).
+// On the H200 (2026-11-30): 32768×4096 rows at 4.0 TB/s in float32 and 3.6 TB/s in
+// bfloat16, 1.0–1.6× PyTorch (docs/performance.md).
 // Semantics are reduce_state.cuh's, shared with the general kernel: NaN propagation, first
 // index among ties, compensated float sums, int64 wrap-around. States combine in a fixed
 // order: results are deterministic. Within one partial state elements arrive in increasing
 // index order, which the extreme fold relies on (ties keep the earlier element).
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
@@ -29,7 +33,7 @@ namespace {
 using namespace reduce_detail;
 
 constexpr int kFastBlock = 256;
-constexpr int kUnroll = 4;  // 16-byte vectors in flight per thread
+// 16-byte vectors in flight per thread: a template parameter U of the kernel (4 or 8).
 
 enum Kind : int { kSumKind, kProdKind, kMaxKind, kMinKind, kCountKind };
 
@@ -85,6 +89,58 @@ NBX_GPU_INLINE void fold_one(State<C>& s, C x, i64 k) {
   }
 }
 
+// Folds a whole 16-byte vector (elements k0, k0 + 1, …) into s, with the result fold_one
+// would give element by element, for a fraction of the work: the first H200 run of this
+// kernel (32768×4096) reached 3.2 TB/s in float32 but 2.4 TB/s in bfloat16, where eight
+// elements share each load and the per-element compensated add and index bookkeeping, not
+// memory, set the pace.
+//   - float sums add the vector's elements pairwise first (a fixed tree, at most 4 levels
+//     deep), then fold that one value into the compensated state;
+//   - extremes find the vector's first NaN, or its first best element, then compare that one
+//     with the state (the first NaN wins; ties keep the state's earlier element);
+//   - counts add the vector's nonzero count.
+// Products and integer sums stay element by element (wrap-around and rounding order).
+template <int K, typename T, typename C>
+NBX_GPU_INLINE void fold_vec(State<C>& s, const Vec<T>& x, i64 k0) {
+  constexpr int kVec = int(16 / sizeof(T));
+  if constexpr (K == kSumKind && IsFloatCompute<C>::value) {
+    C t[kVec];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) t[j] = element_value<C>(x.x[j]);
+#pragma unroll
+    for (int w = kVec / 2; w > 0; w /= 2)
+#pragma unroll
+      for (int j = 0; j < w; ++j) t[j] += t[j + w];
+    add_compensated(s, t[0], C(0));
+  } else if constexpr (K == kMaxKind || K == kMinKind) {
+    // The vector's extreme by plain max/min (NaN dropped) and a sum that is NaN when any
+    // element is NaN (or ±inf of both signs meet): only when that extreme beats the state,
+    // or the sum is NaN, is the vector folded element by element — rarely, for data whose
+    // running extreme settles early — so the common vector costs a max and an add per element.
+    C m = element_value<C>(x.x[0]), nan_probe = m;
+#pragma unroll
+    for (int j = 1; j < kVec; ++j) {
+      const C c = element_value<C>(x.x[j]);
+      m = K == kMaxKind ? (c > m ? c : m) : (c < m ? c : m);
+      if constexpr (IsFloatCompute<C>::value) nan_probe += c;
+    }
+    const bool maybe_nan = nan_value(nan_probe) || nan_value(m);
+    const bool better = s.idx < 0 || (!nan_value(s.v) && (K == kMaxKind ? m > s.v : m < s.v));
+    if (better || (maybe_nan && !nan_value(s.v))) {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) fold_one<K>(s, element_value<C>(x.x[j]), k0 + j);
+    }
+  } else if constexpr (K == kCountKind) {
+    i64 n = 0;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) n += element_value<C>(x.x[j]) != C(0) ? 1 : 0;
+    s.idx += n;
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) fold_one<K>(s, element_value<C>(x.x[j]), k0 + j);
+  }
+}
+
 // Combines two partial states; `a` holds the earlier elements.
 template <int K, typename C>
 NBX_GPU_INLINE State<C> merge(int op, State<C> a, const State<C>& b) {
@@ -99,8 +155,8 @@ NBX_GPU_INLINE State<C> merge(int op, State<C> a, const State<C>& b) {
 // Every lane of the warp must call this (no lane may have left): lane 0 ends with the
 // combination of all lanes' states, lower lanes first.
 template <int K, typename C>
-NBX_GPU_INLINE State<C> warp_merge(int op, State<C> s) {
-  for (int off = kWarpSize / 2; off > 0; off /= 2) {
+NBX_GPU_INLINE State<C> warp_merge(int op, State<C> s, int width) {
+  for (int off = width / 2; off > 0; off /= 2) {
     State<C> o = s;
     o.v = warp_shuffle_down(s.v, unsigned(off));
     if constexpr (K == kSumKind && IsFloatCompute<C>::value)
@@ -114,9 +170,9 @@ NBX_GPU_INLINE State<C> warp_merge(int op, State<C> s) {
 
 // Folds row[0, n) into a state: lane g of a group of `group` lanes reads the head elements
 // before the first 16-byte boundary (fewer than a vector, so fewer than `group`), the
-// vectors g, g + group, … (kUnroll at a time, into kUnroll independent states), and the tail
+// vectors g, g + group, … (U at a time, into U independent states), and the tail
 // elements after the last whole vector.
-template <int K, typename T, typename C>
+template <int K, int U, typename T, typename C>
 NBX_GPU_INLINE State<C> fold_row(int op, const T* row, i64 n, int g, int group) {
   constexpr int kVec = int(16 / sizeof(T));
   const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(row);
@@ -124,57 +180,60 @@ NBX_GPU_INLINE State<C> fold_row(int op, const T* row, i64 n, int g, int group) 
   // (no allocator gives one) is read element by element.
   i64 head = address % sizeof(T) != 0 ? n : i64((16 - address % 16) % 16 / sizeof(T));
   if (head > n) head = n;
-  State<C> s[kUnroll];
-  for (int u = 0; u < kUnroll; ++u) s[u] = start_state<K, C>(op);
+  // Sums and products fold into U independent states (their dependency chains are long);
+  // an extreme or a count into one (a compare and select per vector), which keeps the
+  // registers of U = 8 in check.
+  constexpr int kStates = K == kSumKind || K == kProdKind ? U : 1;
+  State<C> s[kStates];
+  for (int u = 0; u < kStates; ++u) s[u] = start_state<K, C>(op);
   for (i64 k = g; k < head; k += group) fold_one<K>(s[0], element_value<C>(row[k]), k);
   const i64 vectors = (n - head) / kVec;
   const Vec<T>* vec = reinterpret_cast<const Vec<T>*>(row + head);
   i64 v = g;
-  for (; v + i64(kUnroll - 1) * group < vectors; v += i64(kUnroll) * group) {
-    Vec<T> x[kUnroll];
+  const Vec<T>* at = vec + g;  // = vec + v: one pointer and 32-bit offsets per load
+  for (; v + i64(U - 1) * group < vectors; v += i64(U) * group, at += i64(U) * group) {
+    Vec<T> x[U];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) x[u] = vec[v + i64(u) * group];
+    for (int u = 0; u < U; ++u) x[u] = at[u * group];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const i64 k0 = head + (v + i64(u) * group) * kVec;
-#pragma unroll
-      for (int j = 0; j < kVec; ++j) fold_one<K>(s[u], element_value<C>(x[u].x[j]), k0 + j);
-    }
+    for (int u = 0; u < U; ++u)
+      fold_vec<K>(s[u % kStates], x[u], head + (v + i64(u) * group) * kVec);
   }
   for (; v < vectors; v += group) {
-    const Vec<T> x = vec[v];
-    const i64 k0 = head + v * kVec;
-#pragma unroll
-    for (int j = 0; j < kVec; ++j) fold_one<K>(s[0], element_value<C>(x.x[j]), k0 + j);
+    fold_vec<K>(s[0], vec[v], head + v * kVec);
   }
   for (i64 k = head + vectors * kVec + g; k < n; k += group)
     fold_one<K>(s[0], element_value<C>(row[k]), k);
 #pragma unroll
-  for (int u = 1; u < kUnroll; ++u) s[0] = merge<K>(op, s[0], s[u]);
+  for (int u = 1; u < kStates; ++u) s[0] = merge<K>(op, s[0], s[u]);
   return s[0];
 }
 
-// warps_per_row (a power of two) warps reduce each row; a block serves kWarps /
-// warps_per_row rows per round. Every thread runs the same number of rounds, so the
+// A row is reduced by `lanes` lanes of one warp (a power of two ≤ the warp: several short
+// rows share a warp) or by warps_per_row whole warps (a power of two: few long rows); a block
+// serves rows_per_block rows per round. Every thread runs the same number of rounds, so the
 // barrier (only when warps_per_row > 1, a value uniform over the grid) is reached by all.
-template <int K, typename T, typename C>
-__global__ void __launch_bounds__(kFastBlock)
-    reduce_rows_fast_kernel(const abi::ReduceParams p, int warps_per_row, void* out, const void* in,
-                            void* indices) {
+template <int K, int U, int MinBlocks, typename T, typename C>
+__global__ void __launch_bounds__(kFastBlock, MinBlocks)
+    reduce_rows_fast_kernel(const abi::ReduceParams p, int warps_per_row, int lanes, void* out,
+                            const void* in, void* indices) {
   constexpr int kWarps = kFastBlock / kWarpSize;
   __shared__ State<C> partial[2][kWarps];
   const int wpr = warps_per_row < kWarps ? warps_per_row : kWarps;
+  const int width = wpr > 1 || lanes > kWarpSize ? kWarpSize : lanes;  // lanes of a warp per row
   const int warp = int(threadIdx.x) / kWarpSize, lane = int(threadIdx.x) % kWarpSize;
-  const int group = wpr * kWarpSize;
-  const int g = (warp % wpr) * kWarpSize + lane;  // this thread's lane in its row's group
-  const i64 rows_per_block = kWarps / wpr;
-  const i64 first_row = i64(blockIdx.x) * rows_per_block + warp / wpr;
+  const int group = wpr * width;
+  const int g = (warp % wpr) * kWarpSize + lane % width;  // this thread's lane in its row's group
+  const i64 rows_per_warp = kWarpSize / width;
+  const i64 rows_per_block = kWarps / wpr * rows_per_warp;
+  const i64 first_row =
+      i64(blockIdx.x) * rows_per_block + (warp / wpr) * rows_per_warp + lane / width;
   const i64 row_step = i64(gridDim.x) * rows_per_block;
   const i64 rounds = (p.rows + row_step - 1) / row_step;
   const T* base = static_cast<const T*>(in);
   for (i64 round = 0; round < rounds; ++round) {
     const i64 row = first_row + round * row_step;
-    const bool active = row < p.rows;  // the same for every lane of a warp
+    const bool active = row < p.rows;  // the same for every lane of a row's group
     i64 rest = active ? row : 0, in_off = p.in_offset, out_off = p.out_offset,
         idx_off = p.index_offset;
     for (int d = p.out_ndim - 1; d >= 0; --d) {
@@ -183,9 +242,9 @@ __global__ void __launch_bounds__(kFastBlock)
       out_off += c * p.out_strides[d];
       idx_off += c * p.index_strides[d];
     }
-    State<C> s = active ? fold_row<K, T, C>(p.op, base + in_off, p.row_len, g, group)
+    State<C> s = active ? fold_row<K, U, T, C>(p.op, base + in_off, p.row_len, g, group)
                         : start_state<K, C>(p.op);
-    s = warp_merge<K>(p.op, s);
+    s = warp_merge<K>(p.op, s, width);  // every lane takes part: inactive ones add identities
     if (wpr > 1) {
       State<C>* buffer = partial[round & 1];  // the other round's buffer may still be read
       if (lane == 0) buffer[warp] = s;
@@ -256,16 +315,25 @@ bool usual_accumulation(int in, int acc) {
 struct Launch {
   unsigned blocks;
   int warps_per_row;
+  int lanes;  // lanes of a warp per row (warps_per_row == 1)
   Stream stream;
   void* out;
   const void* in;
   void* indices;
 };
 
+// Four 16-byte vectors in flight per lane, and for 16- and 32-bit floats registers capped for
+// 4 blocks (1024 threads) per SM: on the H200 (2026-11-30, 32768×4096 rows) this beat 8
+// vectors in flight (fewer resident warps) and a cap for 5 blocks (spills) for every op and
+// dtype measured. Integer and float64 states (int64 / double fields) would spill under the
+// cap: the compiler sizes those.
+constexpr int kUnroll = 4;
+
 template <int K, typename T, typename C>
 void launch_kind(const abi::ReduceParams& p, const Launch& l) {
-  reduce_rows_fast_kernel<K, T, C>
-      <<<l.blocks, kFastBlock, 0, l.stream>>>(p, l.warps_per_row, l.out, l.in, l.indices);
+  constexpr int kMinBlocks = IsFloatCompute<C>::value && sizeof(C) == 4 ? 4 : 1;
+  reduce_rows_fast_kernel<K, kUnroll, kMinBlocks, T, C>
+      <<<l.blocks, kFastBlock, 0, l.stream>>>(p, l.warps_per_row, l.lanes, l.out, l.in, l.indices);
 }
 
 template <typename T, typename C>
@@ -282,6 +350,19 @@ void launch_dtype(const abi::ReduceParams& p, const Launch& l) {
     default:
       return launch_kind<kCountKind, T, C>(p, l);
   }
+}
+
+// NBX_GPU_REDUCE_ROWS=LANES (a power of two) fixes the lanes per row of every launch whose
+// rows a single warp serves, so one benchmark run can measure the choices the heuristic in
+// launch_reduce_rows_fast weighs; unset (or malformed: ignored) → the heuristic. Read once.
+int forced_lanes() {
+  static const int lanes = [] {
+    const char* v = std::getenv("NBX_GPU_REDUCE_ROWS");
+    int n = 0;
+    if (v && std::sscanf(v, "%d", &n) == 1 && n >= 1 && n <= 64 && (n & (n - 1)) == 0) return n;
+    return 0;
+  }();
+  return lanes;
 }
 
 }  // namespace
@@ -307,11 +388,27 @@ bool launch_reduce_rows_fast(const abi::ReduceParams& p, const BoundBuffer* buff
   while (wpr < warps_per_block && p.rows * wpr < target_warps &&
          p.row_len >= i64(wpr) * 2 * warp * vec * kUnroll)
     wpr *= 2;
-  const i64 rows_per_block = warps_per_block / wpr;
+  // Lanes per row (when one warp or less serves a row): about 128 vectors per lane — each
+  // row's shuffle tree and store are then a small part of its time (H200, 32768 rows of 4096:
+  // 8 lanes for float32, 4 for bfloat16 were the fastest of 1–32 for sum and amax alike) —
+  // but enough lanes that the rows fill half the resident threads (1024 per SM), and fewer
+  // for rows shorter than a warp of vectors, so no lane idles.
+  int lanes = 1;
+  if (wpr > 1) {
+    lanes = warp;
+  } else if (forced_lanes()) {
+    lanes = forced_lanes() < warp ? forced_lanes() : warp;
+  } else {
+    const i64 row_vectors = (p.row_len + vec - 1) / vec;
+    while (lanes < warp && i64(lanes) * 2 * 128 <= row_vectors) lanes *= 2;
+    while (lanes < warp && p.rows * lanes < mps * 512 && i64(lanes) < row_vectors) lanes *= 2;
+  }
+  const i64 rows_per_block = i64(warps_per_block / wpr) * (warp / lanes);
   const i64 wanted = (p.rows + rows_per_block - 1) / rows_per_block;
   const i64 cap = mps * 32;
   Launch l{unsigned(wanted < cap ? wanted : cap),
            wpr,
+           lanes,
            static_cast<Stream>(stream),
            buffers[0].address,
            buffers[1].address,

@@ -97,6 +97,27 @@ Devices& devices() {
   return d;
 }
 
+std::unique_ptr<BackendDevice> open_with_rows(const char* value) {
+  const char* given = std::getenv("NBX_GPU_ROWS");
+  const std::string saved = given ? given : "";
+  setenv("NBX_GPU_ROWS", value, 1);
+  std::unique_ptr<BackendDevice> d;
+  try {
+    d = backend_by_name(backend_under_test()).open(0);
+  } catch (...) {
+    given ? (void)setenv("NBX_GPU_ROWS", saved.c_str(), 1) : (void)unsetenv("NBX_GPU_ROWS");
+    throw;
+  }
+  given ? (void)setenv("NBX_GPU_ROWS", saved.c_str(), 1) : (void)unsetenv("NBX_GPU_ROWS");
+  return d;
+}
+
+RowKernelDevices& row_kernel_devices() {
+  static RowKernelDevices d{open_with_rows("general"), open_with_rows("fast"),
+                            open_with_rows("fast-only")};
+  return d;
+}
+
 abi::ElementwiseParams make_params(const Case& c) {
   abi::ElementwiseParams p{};
   p.op = c.op;

@@ -38,6 +38,17 @@ struct Devices {
 // first and exits 77).
 Devices& devices();
 
+// Device 0 opened once per NBX_GPU_ROWS value, for the tests of the contiguous-row kernels
+// (reduce, softmax, norm): `general` takes the general kernels for every launch, `fast` the
+// row kernels where they apply (the default), `fast_only` refuses a launch they do not
+// serve, so a case that passes there ran them. Opened on first use.
+struct RowKernelDevices {
+  std::unique_ptr<BackendDevice> general, fast, fast_only;
+};
+RowKernelDevices& row_kernel_devices();
+// Device 0 opened with NBX_GPU_ROWS=`value` (the variable is restored afterwards).
+std::unique_ptr<BackendDevice> open_with_rows(const char* value);
+
 // An operand of a case: a whole buffer's bytes, and the view the kernel reads.
 struct Operand {
   DType dtype = DType::kFloat32;

@@ -1,5 +1,5 @@
-// The "norm" family's contiguous-row kernel (kernels/gpu/norm_rows_fast.cu, opt-in with
-// NBX_GPU_ROWS=fast) and the general kernel (norm_kernels.cu, the default device) against
+// The "norm" family's contiguous-row kernel (kernels/gpu/norm_rows_fast.cu, the
+// default) and the general kernel (norm_kernels.cu, NBX_GPU_ROWS=general) against
 // the host reference: layer_norm and rms_norm in every float dtype, with and without weight
 // and bias, on row lengths around the warp and vector widths, odd lengths (row starts not
 // 16-byte aligned), the boundary between rows held in registers and the looped kernel,
@@ -22,28 +22,6 @@
 
 namespace nbx::gputest {
 namespace {
-
-std::unique_ptr<BackendDevice> open_rows(const char* value) {
-  setenv("NBX_GPU_ROWS", value, 1);
-  std::unique_ptr<BackendDevice> d;
-  try {
-    d = backend_by_name(backend_under_test()).open(0);
-  } catch (...) {
-    unsetenv("NBX_GPU_ROWS");
-    throw;
-  }
-  unsetenv("NBX_GPU_ROWS");
-  return d;
-}
-
-struct FastDevices {
-  std::unique_ptr<BackendDevice> fast = open_rows("fast");
-  std::unique_ptr<BackendDevice> fast_only = open_rows("fast-only");
-};
-FastDevices& fast_devices() {
-  static FastDevices d;
-  return d;
-}
 
 bool gpu_backend() {
   return backend_under_test() != "host";
@@ -206,13 +184,13 @@ std::string compare(const Problem& q, const std::vector<std::byte>& expected,
   return compare_outputs(c, expected, got);
 }
 
-// Runs `q` on the host, the default device (general kernel) and the fast-only device; both
+// Runs `q` on the host, the general kernel (NBX_GPU_ROWS=general) and the fast-only device; both
 // GPU results must match the host.
 void check_fast(const Problem& q) {
   const Inputs x = make_inputs(q);
   const auto expected = run(*devices().host, q, x);
-  const auto general = run(*devices().gpu[0].device, q, x);
-  const auto fast = run(*fast_devices().fast_only, q, x);
+  const auto general = run(*row_kernel_devices().general, q, x);
+  const auto fast = run(*row_kernel_devices().fast_only, q, x);
   INFO(label(q));
   const std::string p_general = compare(q, expected, general);
   const std::string p_fast = compare(q, expected, fast);
@@ -318,11 +296,11 @@ TEST_CASE("norm fast rows: launches the kernel does not serve still match with f
     INFO(label(q));
     const Inputs x = make_inputs(q);
     const auto expected = run(*devices().host, q, x);
-    const std::string problem_fast = compare(q, expected, run(*fast_devices().fast, q, x));
+    const std::string problem_fast = compare(q, expected, run(*row_kernel_devices().fast, q, x));
     CHECK_MESSAGE(problem_fast.empty(), problem_fast);
     // fast-only refuses what the fast kernel does not serve: this is how the cases above
     // know they ran it.
-    if (gpu_backend()) CHECK_THROWS_AS(run(*fast_devices().fast_only, q, x), Unsupported);
+    if (gpu_backend()) CHECK_THROWS_AS(run(*row_kernel_devices().fast_only, q, x), Unsupported);
   }
 }
 
@@ -359,9 +337,9 @@ TEST_CASE("norm fast rows: group_norm is refused by fast-only, right with fast")
   Case c;
   c.out.dtype = DType::kFloat32;
   const std::string problem =
-      compare_outputs(c, launch(*devices().host), launch(*fast_devices().fast));
+      compare_outputs(c, launch(*devices().host), launch(*row_kernel_devices().fast));
   CHECK_MESSAGE(problem.empty(), problem);
-  if (gpu_backend()) CHECK_THROWS_AS(launch(*fast_devices().fast_only), Unsupported);
+  if (gpu_backend()) CHECK_THROWS_AS(launch(*row_kernel_devices().fast_only), Unsupported);
 }
 
 }  // namespace

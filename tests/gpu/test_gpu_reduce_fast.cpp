@@ -1,6 +1,6 @@
-// The "reduce" family's contiguous-row kernel (kernels/gpu/reduce_rows_fast.cu, opt-in with
-// NBX_GPU_ROWS=fast) against the host reference and against the general kernel (the
-// default device): every op it serves × every dtype, on row lengths around the warp and
+// The "reduce" family's contiguous-row kernel (kernels/gpu/reduce_rows_fast.cu, the
+// default) against the host reference and against the general kernel (NBX_GPU_ROWS=
+// general): every op it serves × every dtype, on row lengths around the warp and
 // vector widths, rows whose starts are 16-byte aligned and rows whose starts are not, many
 // short rows and a few long ones (several warps per row), NaN and ±inf planted, ties for
 // the extremes, zeros for the counts, int64 wrap-around. The eligible cases run on a device
@@ -22,28 +22,6 @@
 
 namespace nbx::gputest {
 namespace {
-
-std::unique_ptr<BackendDevice> open_rows(const char* value) {
-  setenv("NBX_GPU_ROWS", value, 1);
-  std::unique_ptr<BackendDevice> d;
-  try {
-    d = backend_by_name(backend_under_test()).open(0);
-  } catch (...) {
-    unsetenv("NBX_GPU_ROWS");
-    throw;
-  }
-  unsetenv("NBX_GPU_ROWS");
-  return d;
-}
-
-struct FastDevices {
-  std::unique_ptr<BackendDevice> fast = open_rows("fast");
-  std::unique_ptr<BackendDevice> fast_only = open_rows("fast-only");
-};
-FastDevices& fast_devices() {
-  static FastDevices d;
-  return d;
-}
 
 bool gpu_backend() {
   return backend_under_test() != "host";
@@ -309,8 +287,8 @@ bool op_takes(int op, DType t) {
 // match the host.
 void check_fast(const Problem& q, const std::string& label) {
   const Result expected = run(*devices().host, q);
-  const Result general = run(*devices().gpu[0].device, q);
-  const Result fast = run(*fast_devices().fast_only, q);
+  const Result general = run(*row_kernel_devices().general, q);
+  const Result fast = run(*row_kernel_devices().fast_only, q);
   INFO(label);
   const std::string p_general = compare(q, expected, general);
   const std::string p_fast = compare(q, expected, fast);
@@ -428,18 +406,18 @@ TEST_CASE("fast rows: ineligible views and ops still match the host with NBX_GPU
     INFO("op " << q.op << " " << dtype_name(q.t) << " red_ndim " << q.red_sizes.size()
                << " red stride " << q.red_strides.back());
     const Result expected = run(*devices().host, q);
-    const Result got = run(*fast_devices().fast, q);
+    const Result got = run(*row_kernel_devices().fast, q);
     const std::string problem = compare(q, expected, got);
     CHECK_MESSAGE(problem.empty(), problem);
     // fast-only refuses what the fast kernel does not serve: this is how the cases above
     // know they ran it.
-    if (gpu_backend()) CHECK_THROWS_AS(run(*fast_devices().fast_only, q), Unsupported);
+    if (gpu_backend()) CHECK_THROWS_AS(run(*row_kernel_devices().fast_only, q), Unsupported);
   }
 }
 
 TEST_CASE("fast rows: a malformed NBX_GPU_ROWS is refused when the device opens") {
   if (!gpu_backend()) return;  // the host does not read it
-  CHECK_THROWS_AS(open_rows("fastest"), InvalidArgument);
+  CHECK_THROWS_AS(open_with_rows("fastest"), InvalidArgument);
 }
 
 }  // namespace

@@ -1,16 +1,15 @@
-// The "softmax" family's contiguous-row kernels (kernels/gpu/softmax_rows_fast.cu, taken
-// with NBX_GPU_ROWS=fast) against the host reference: softmax and log_softmax in every
-// float dtype, row lengths around the warp and vector widths and around the boundary
-// between rows held in registers and rows looped over by a block (32768 elements; 16384
-// for float64), rows whose starts are 16-byte aligned and rows whose starts are not (and
-// outputs aligned differently from their inputs), scale, full and row-broadcast masks with
-// fully masked rows, PyTorch's special rows (+inf, only -inf, NaN, -inf among finite
-// values, large values), masked NaN and +inf (ignored), vocabulary rows of 128256, and
-// enough rows that blocks take several rounds. The eligible cases run on a device opened
-// with NBX_GPU_ROWS=fast-only, which refuses a launch the fast kernels do not serve: a
-// case that passes there ran them. Ineligible views must still be right with
-// NBX_GPU_ROWS=fast. With NBX_TEST_GPU_BACKEND=host every device is the host (which ignores
-// NBX_GPU_ROWS): that checks this file's logic without a GPU.
+// The "softmax" family's contiguous-row kernels (kernels/gpu/softmax_rows_fast.cu, the
+// default; NBX_GPU_ROWS=general opts out) against the host reference: softmax and log_softmax in
+// every float dtype, row lengths around the warp and vector widths and around the boundary between
+// rows held in registers and rows looped over by a block (32768 elements; 16384 for float64), rows
+// whose starts are 16-byte aligned and rows whose starts are not (and outputs aligned differently
+// from their inputs), scale, full and row-broadcast masks with fully masked rows, PyTorch's special
+// rows (+inf, only -inf, NaN, -inf among finite values, large values), masked NaN and +inf
+// (ignored), vocabulary rows of 128256, and enough rows that blocks take several rounds. The
+// eligible cases run on a device opened with NBX_GPU_ROWS=fast-only, which refuses a launch the
+// fast kernels do not serve: a case that passes there ran them. Ineligible views must still be
+// right with NBX_GPU_ROWS=fast. With NBX_TEST_GPU_BACKEND=host every device is the host (which
+// ignores NBX_GPU_ROWS): that checks this file's logic without a GPU.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -24,28 +23,6 @@
 
 namespace nbx::gputest {
 namespace {
-
-std::unique_ptr<BackendDevice> open_rows(const char* value) {
-  setenv("NBX_GPU_ROWS", value, 1);
-  std::unique_ptr<BackendDevice> d;
-  try {
-    d = backend_by_name(backend_under_test()).open(0);
-  } catch (...) {
-    unsetenv("NBX_GPU_ROWS");
-    throw;
-  }
-  unsetenv("NBX_GPU_ROWS");
-  return d;
-}
-
-struct FastDevices {
-  std::unique_ptr<BackendDevice> fast = open_rows("fast");
-  std::unique_ptr<BackendDevice> fast_only = open_rows("fast-only");
-};
-FastDevices& fast_devices() {
-  static FastDevices d;
-  return d;
-}
 
 bool gpu_backend() {
   return backend_under_test() != "host";
@@ -187,7 +164,7 @@ std::vector<std::byte> run(BackendDevice& d, const Problem& q) {
 void check_fast(Problem q) {
   build(q);
   const auto expected = run(*devices().host, q);
-  const auto got = run(*fast_devices().fast_only, q);
+  const auto got = run(*row_kernel_devices().fast_only, q);
   Case c;
   c.out.dtype = q.out_t;
   INFO(label(q));
@@ -338,14 +315,14 @@ TEST_CASE("softmax fast: ineligible views still match the host with NBX_GPU_ROWS
     build(q);
     INFO(label(q));
     const auto expected = run(*devices().host, q);
-    const auto got = run(*fast_devices().fast, q);
+    const auto got = run(*row_kernel_devices().fast, q);
     Case c;
     c.out.dtype = q.out_t;
     const std::string problem = compare_outputs(c, expected, got);
     CHECK_MESSAGE(problem.empty(), problem);
     // fast-only refuses what the fast kernels do not serve: this is how the cases above
     // know they ran them.
-    if (gpu_backend()) CHECK_THROWS_AS(run(*fast_devices().fast_only, q), Unsupported);
+    if (gpu_backend()) CHECK_THROWS_AS(run(*row_kernel_devices().fast_only, q), Unsupported);
   }
 }
 
