@@ -8,7 +8,7 @@ set -eu
 src=$1 dst=$2
 rm -rf "$dst"
 mkdir -p "$dst/bench" "$dst/tests/gpu" "$dst/tests/vulkan"
-for f in nbx libnbx.so bench/nbx-bench-gpu tests/gpu/test_gpu_backend tests/vulkan/test_vk_*; do
+for f in nbx libnbx.so bench/nbx-bench-gpu tests/gpu/test_gpu_backend 'tests/vulkan/test_vk_*'; do
   for g in "$src"/$f; do
     [ -f "$g" ] && [ -x "$g" -o "${g%.so}" != "$g" ] || continue
     mkdir -p "$dst/$(dirname "${g#"$src"/}")"

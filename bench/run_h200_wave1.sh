@@ -25,10 +25,13 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$O/gpu.t
 # host references of their long rows take a while.
 rows="fast rows*,*softmax fast*,*norm fast*"
 NBX_TEST_GPU_BACKEND=cuda step gpu_tests 150 "$B/tests/gpu/test_gpu_backend" -tce="$rows" &
+NBX_TEST_GPU_BACKEND=cuda NBX_BLAS_TUNE=1 step gpu_blas_tuned 150 "$B/tests/gpu/test_gpu_backend" -tc="matmul large enough to tune*" &
 NBX_TEST_GPU_BACKEND=cuda step gpu_rows_fast 150 "$B/tests/gpu/test_gpu_backend" -tc="$rows" &
 NBX_GPU_ROWS=general step conf_cuda_general 60 "$B/nbx" conformance --backend cuda --families reduce,softmax,norm --json "$O/conf_cuda_general.json" &
 step conf_cuda 60 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
-step conf_vulkan 150 "$B/nbx" conformance --backend vulkan --json "$O/conf_vulkan.json" &
+for fam in elementwise reduce scan softmax norm linalg creation; do
+  step "conf_vulkan_$fam" 200 "$B/nbx" conformance --backend vulkan --families $fam --json "$O/conf_vulkan_$fam.json" &
+done  # by family, concurrently: the first pipeline compiles take a while
 for t in matmul reduce softmax_norm scan fill backend; do
   step "vk_$t" 60 "$B/tests/vulkan/test_vk_$t" &
 done

@@ -18,7 +18,7 @@ namespace {
 
 // NBX_BLAS_TUNE as read at first use; mode -1 keeps an unknown value to name it.
 struct TuneSetting {
-  int mode = static_cast<int>(BlasTune::kOn);
+  int mode = static_cast<int>(BlasTune::kOff);  // unset: the heuristic's first (see the header)
   std::string raw;
 };
 const TuneSetting& setting() {
@@ -89,10 +89,11 @@ std::string blas_tune_summary() {
   const TuneSetting& s = setting();
   if (s.mode < 0) return bad_setting() + ": cuBLASLt products are refused";
   if (s.mode == static_cast<int>(BlasTune::kOff))
-    return "algorithm: the heuristic's first (NBX_BLAS_TUNE=0)";
+    return "algorithm: the heuristic's first (NBX_BLAS_TUNE=1: the fastest of its first " +
+           std::to_string(kTuneCandidates) + ", timed once per problem)";
   return "algorithm: the fastest of the heuristic's first " + std::to_string(kTuneCandidates) +
-         ", timed once per problem of 2^27 multiply-adds or more (NBX_BLAS_TUNE=0: the "
-         "heuristic's first; NBX_BLAS_TUNE=log: each choice on stderr)";
+         ", timed once per problem of 2^27 multiply-adds or more (NBX_BLAS_TUNE=" +
+         (s.mode == static_cast<int>(BlasTune::kLog) ? "log" : "1") + ")";
 }
 
 std::string describe_algorithm(const cublasLtMatmulAlgo_t& algo) {

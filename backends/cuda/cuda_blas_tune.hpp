@@ -1,11 +1,16 @@
 // Choosing cuBLASLt's algorithm for one problem by timing the heuristic's candidates on the
 // call's own operands, once per problem (cuda_blas.cpp caches the choice per device and
-// problem, so a process runs one algorithm per problem). Why: the heuristic's first answer
-// is a prediction; on the H200 it left bfloat16 4096^3 at 0.90x PyTorch (2026-11-30).
+// problem, so a process runs one algorithm per problem). OPT-IN: on the H200 (2026-11-30,
+// three rounds alternating with PyTorch) the heuristic's first — what PyTorch takes — ran
+// square products at 0.99–1.05x PyTorch, while the tuned choice, timed on a few cold
+// launches, was 3% faster at 4096^3 but 8–12% slower at 8192^3 bfloat16 under sustained
+// load (power-limited clocks reorder near-equal algorithms). Worth it for shapes where the
+// heuristic's first is far off; not as the default.
 //
-// NBX_BLAS_TUNE: unset, 1 or on — time the heuristic's first kTuneCandidates algorithms and
-// keep the fastest; 0 or off — take the heuristic's first; log — tune, and print each
-// problem's choice (algorithm id, tile, stages, split-k, times) to stderr.
+// NBX_BLAS_TUNE: unset, 0 or off — the heuristic's first; 1 or on — time the heuristic's
+// first kTuneCandidates algorithms and keep the fastest (within 5% the heuristic's order
+// decides); log — tune, and print each problem's choice (algorithm id, tile, stages,
+// split-k, times) to stderr.
 #pragma once
 
 #include <cublasLt.h>

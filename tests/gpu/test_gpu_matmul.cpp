@@ -290,13 +290,14 @@ void check_same_bits(const Tensor& x, const Tensor& y, const std::string& label)
   CHECK(bx == by);
 }
 
-// Products of at least 2^27 multiply-adds, where the vendor BLAS times the heuristic's
-// algorithms the first time it sees a problem (backends/cuda/cuda_blas_tune.hpp), each run
-// twice: the first call tunes, the second takes the cached choice. With beta != 0 the addend
-// is laid into the output and read back as C, so tuning that wrote the output would add the
-// addend more than once: both calls against the host, the addend unchanged, and the two
-// calls equal bit for bit (one algorithm per problem in a process). Beta 0 times into the
-// output itself. Runs each variant the device offers (the tiled kernel too).
+// Products of at least 2^27 multiply-adds, where the vendor BLAS with NBX_BLAS_TUNE=1 (read
+// once per process: bench/run_h200_wave1.sh runs this case in a process of its own with it)
+// times the heuristic's algorithms the first time it sees a problem
+// (backends/cuda/cuda_blas_tune.hpp), each run twice: the first call tunes, the second takes the
+// cached choice. With beta != 0 the addend is laid into the output and read back as C, so tuning
+// that wrote the output would add the addend more than once: both calls against the host, the
+// addend unchanged, and the two calls equal bit for bit (one algorithm per problem in a process).
+// Beta 0 times into the output itself. Runs each variant the device offers (the tiled kernel too).
 TEST_CASE("matmul large enough to tune the vendor BLAS, twice: the addend read once") {
   RequestGuard guard;
   const Device dev = gpu();
