@@ -383,20 +383,27 @@ Shape shape_for(const abi::NormParams& p, int vec, const ElementwiseOptions& opt
   const i64 mps = options.multiprocessors > 0 ? options.multiprocessors : 1;
   const i64 target = mps * 2048;
   const i64 max_vpt = vec == 4 ? kMaxVpt<float> : kMaxVpt<half_t>;
-  if (p.row_len % vec == 0 && p.row_len / vec <= i64(kMaxGroup) * max_vpt) {
+  // No more lanes per row than the launch's row_tile (the wrapper's clamp to
+  // reduce.tile_max and the block size); a row it leaves too few lanes to hold in
+  // registers takes the looped kernel, which works with any number of lanes.
+  const i64 tile = p.row_tile > 0 ? p.row_tile : 1;
+  if (p.row_len % vec == 0 && p.row_len / vec <= i64(kMaxGroup) * max_vpt &&
+      pow2_at_least((p.row_len / vec + max_vpt - 1) / max_vpt) <= tile) {
     const i64 vectors = p.row_len / vec;
     i64 group = pow2_at_least((vectors + max_vpt - 1) / max_vpt);
     i64 vpt = pow2_at_least((vectors + group - 1) / group);
-    while (vpt > 1 && group < kMaxGroup && (group < kCoalesce || p.rows * group < target)) {
+    while (vpt > 1 && group < kMaxGroup && group * 2 <= tile &&
+           (group < kCoalesce || p.rows * group < target)) {
       group *= 2;
       vpt = pow2_at_least((vectors + group - 1) / group);
     }
     return {int(group), int(vpt)};
   }
   i64 group = 1;
-  while (group < kMaxLoopedGroup && group * 2 * vec * kLoopUnroll <= p.row_len) group *= 2;
-  while (group < kMaxLoopedGroup && (group < kCoalesce || p.rows * group < target) &&
-         group * 2 * vec <= p.row_len)
+  while (group < kMaxLoopedGroup && group * 2 <= tile && group * 2 * vec * kLoopUnroll <= p.row_len)
+    group *= 2;
+  while (group < kMaxLoopedGroup && group * 2 <= tile &&
+         (group < kCoalesce || p.rows * group < target) && group * 2 * vec <= p.row_len)
     group *= 2;
   return {int(group), 0};
 }

@@ -384,8 +384,11 @@ bool launch_reduce_rows_fast(const abi::ReduceParams& p, const BoundBuffer* buff
   const i64 vec = 16 / dtype_bytes(p.in_dtype);
   const i64 mps = options.multiprocessors > 0 ? options.multiprocessors : 1;
   const i64 target_warps = mps * (2048 / warp);
+  // No more lanes per row than the launch's row_tile (the wrapper's clamp to
+  // reduce.tile_max and the block size).
+  const i64 tile = p.row_tile > 0 ? p.row_tile : 1;
   int wpr = 1;
-  while (wpr < warps_per_block && p.rows * wpr < target_warps &&
+  while (wpr < warps_per_block && i64(wpr) * 2 * warp <= tile && p.rows * wpr < target_warps &&
          p.row_len >= i64(wpr) * 2 * warp * vec * kUnroll)
     wpr *= 2;
   // Lanes per row (when one warp or less serves a row): about 128 vectors per lane — each
@@ -403,6 +406,7 @@ bool launch_reduce_rows_fast(const abi::ReduceParams& p, const BoundBuffer* buff
     while (lanes < warp && i64(lanes) * 2 * 128 <= row_vectors) lanes *= 2;
     while (lanes < warp && p.rows * lanes < mps * 512 && i64(lanes) < row_vectors) lanes *= 2;
   }
+  while (i64(lanes) > tile) lanes /= 2;
   const i64 rows_per_block = i64(warps_per_block / wpr) * (warp / lanes);
   const i64 wanted = (p.rows + rows_per_block - 1) / rows_per_block;
   const i64 cap = mps * 32;

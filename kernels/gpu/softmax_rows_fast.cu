@@ -500,16 +500,20 @@ void launch_regs(const Launch& l, int group) {
 }
 
 // Rows in registers when a group of at most kMaxGroup threads holding at most kMaxVecs
-// vectors each covers the row's whole vectors; one block per row
-// otherwise.
+// vectors each covers the row's whole vectors; one block per row otherwise. No group takes
+// more threads than the launch's row_tile (the wrapper's clamp to reduce.tile_max and the
+// block size): where the row needs more — the register path's smallest group is a warp, the
+// loop kernel's block kLoopBlock — nothing is enqueued and false is returned (the general
+// kernel, which honours any row_tile, serves the launch).
 template <typename T, typename C>
-void launch_typed(const Launch& l) {
+bool launch_typed(const Launch& l) {
   constexpr i64 kVec = i64(16 / sizeof(T));
   const int warp = l.o.warp_size == 64 ? 64 : 32;
+  const i64 tile = l.p.row_tile > 0 ? l.p.row_tile : 1;
   const i64 need = l.p.row_len / kVec > 0 ? l.p.row_len / kVec : 1;  // vectors, at most
   i64 group = warp;
-  while (group * kMaxVecs < need && group < kMaxGroup) group *= 2;
-  if (group * kMaxVecs >= need) {
+  while (group * kMaxVecs < need && group < kMaxGroup && group * 2 <= tile) group *= 2;
+  if (group <= tile && group * kMaxVecs >= need) {
     auto vecs_for = [&](i64 gsize) {
       i64 v = 1;
       while (gsize * v < need) v *= 2;
@@ -517,21 +521,29 @@ void launch_typed(const Launch& l) {
     };
     // Spread rows over more threads (fewer vectors each, groups up to 256) while the rows
     // are too few to give every multiprocessor 2048 threads.
-    while (group < 256 && vecs_for(group) > 1 && l.p.rows * group < mps_of(l.o) * 2048) group *= 2;
+    while (group < 256 && group * 2 <= tile && vecs_for(group) > 1 &&
+           l.p.rows * group < mps_of(l.o) * 2048)
+      group *= 2;
     switch (vecs_for(group)) {
       case 1:
-        return launch_regs<T, C, 1>(l, int(group));
+        launch_regs<T, C, 1>(l, int(group));
+        return true;
       case 2:
-        return launch_regs<T, C, 2>(l, int(group));
+        launch_regs<T, C, 2>(l, int(group));
+        return true;
       case 4:
-        return launch_regs<T, C, 4>(l, int(group));
+        launch_regs<T, C, 4>(l, int(group));
+        return true;
       default:
-        return launch_regs<T, C, kMaxVecs>(l, int(group));
+        launch_regs<T, C, kMaxVecs>(l, int(group));
+        return true;
     }
   }
+  if (tile < kLoopBlock) return false;
   const i64 cap = mps_of(l.o) * (2048 / kLoopBlock);
   const unsigned blocks = unsigned(l.p.rows < cap ? l.p.rows : cap);
   softmax_loop_kernel<T, C><<<blocks, kLoopBlock, 0, l.stream>>>(l.p, l.out, l.in, l.mask);
+  return true;
 }
 
 }  // namespace
@@ -575,20 +587,22 @@ bool launch_softmax_rows_fast(const abi::SoftmaxParams& p, const BoundBuffer* bu
                  p.has_mask && num_buffers > 2
                      ? static_cast<const unsigned char*>(buffers[2].address)
                      : nullptr};
+  bool launched;
   switch (p.in_dtype) {
     case kFloat16:
-      launch_typed<half_t, float>(l);
+      launched = launch_typed<half_t, float>(l);
       break;
     case kBFloat16:
-      launch_typed<bfloat16_t, float>(l);
+      launched = launch_typed<bfloat16_t, float>(l);
       break;
     case kFloat32:
-      launch_typed<float, float>(l);
+      launched = launch_typed<float, float>(l);
       break;
     default:
-      launch_typed<double, double>(l);
+      launched = launch_typed<double, double>(l);
       break;
   }
+  if (!launched) return false;  // more threads per row than row_tile allows
   result.error = int(last_launch_error());
   result.call = "softmax launch (contiguous rows)";
   result.path = ElementwisePath::kRows;

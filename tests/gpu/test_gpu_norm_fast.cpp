@@ -43,6 +43,7 @@ struct Problem {
   Values values = Values::kSpread;
   DType param = DType::kFloat32;  // the weight/bias dtype; t unless set otherwise
   DType accumulate = DType::kFloat32;
+  int row_tile = 1024;  // what the wrapper passes for long rows on the H200
   std::uint64_t seed = 0;
 };
 
@@ -79,7 +80,7 @@ abi::NormParams params_for(const Problem& q) {
   p.param_dtype = std::int32_t(q.param);
   p.has_weight = q.weight;
   p.has_bias = q.bias;
-  p.row_tile = 256;
+  p.row_tile = q.row_tile;
   p.eps = 1e-5;
   p.rows = q.rows;
   p.row_len = q.row_len;
@@ -256,6 +257,11 @@ TEST_CASE("norm fast rows: the boundary between registers and the looped kernel"
       for (std::int64_t len : {limit, limit + vec, limit + 1})
         check_fast(problem(op, t, 3, len, true, true, Values::kSpread, seed++));
       check_fast(problem(op, t, 2, 128256, true, false, Values::kSpread, seed++));
+      // A row_tile (reduce.tile_max) of 64 lanes: rows that 1024 lanes hold in registers
+      // take the looped kernel with at most 64 lanes, still on the fast path.
+      Problem narrow = problem(op, t, 3, limit, true, true, Values::kSpread, seed++);
+      narrow.row_tile = 64;
+      check_fast(narrow);
     }
 }
 

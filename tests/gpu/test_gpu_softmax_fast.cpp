@@ -43,6 +43,7 @@ struct Problem {
   bool specials = false;
   bool transposed = false;  // the softmax dim is dim 0 of a [len, rows] tensor (ineligible)
   int accumulate = -1;      // float32 (float64 for float64) unless set
+  int row_tile = 1024;      // what the wrapper passes for long rows on the H200
   std::uint64_t seed = 1;
 
   abi::SoftmaxParams params{};
@@ -79,7 +80,7 @@ void build(Problem& q) {
   p.outer_ndim = 1;
   p.outer_sizes[0] = q.rows;
   p.variant = abi::kSoftmaxOnePass;
-  p.row_tile = 256;
+  p.row_tile = q.row_tile;
   std::int64_t in_numel, out_numel, row_stride = 1;
   if (q.transposed) {
     row_stride = q.rows;
@@ -311,6 +312,20 @@ TEST_CASE("softmax fast: ineligible views still match the host with NBX_GPU_ROWS
   acc.accumulate = int(DType::kFloat64);
   acc.seed = seed++;
   problems.push_back(layout(acc, 0));
+  // A row_tile (reduce.tile_max) below what the kernels need — a warp for rows in
+  // registers, a 1024-thread block for long rows — leaves the launch to the general kernel.
+  Problem narrow;
+  narrow.rows = 3;
+  narrow.len = 40000;
+  narrow.row_tile = 256;
+  narrow.seed = seed++;
+  problems.push_back(layout(narrow, 0));
+  Problem subwarp;
+  subwarp.rows = 20;
+  subwarp.len = 100;
+  subwarp.row_tile = 16;
+  subwarp.seed = seed++;
+  problems.push_back(layout(subwarp, 0));
   for (Problem q : problems) {
     build(q);
     INFO(label(q));
