@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Turns `nbx conformance --json` reports into the op x dtype x backend support matrix
 (docs/support-matrix.md). Usage: support_matrix.py OUT.md LABEL=report.json [LABEL=report.json ...]
+A column may join several reports of one device (per-family runs): LABEL=a.json+b.json+...
 
 A cell lists, per device column, what the conformance report says: P pass, R refused by
 name (a capability the device lacks), F FAIL, - not defined for that dtype (PyTorch's rule),
@@ -15,10 +16,13 @@ MARK = {"pass": "P", "refused": "R", "skipped": "R", "FAIL": "F", "fail": "F", "
 
 
 def load(label_and_path):
-    label, path = label_and_path.split("=", 1)
-    report = json.load(open(path))
+    label, paths = label_and_path.split("=", 1)
+    reports = [json.load(open(p)) for p in paths.split("+")]
+    report = dict(reports[0])
+    for key in ("passed", "failed", "skipped"):
+        report[key] = sum(r[key] for r in reports)
     cells = {}
-    for device in report["devices"]:
+    for device in [d for r in reports for d in r["devices"]]:
         for c in device["cells"]:
             op = c["op"] + (">" + c["to"] if "to" in c else "")  # casts: one row per target
             cells[(op, c["dtype"])] = MARK.get(c["status"], "?")
