@@ -12,12 +12,11 @@ cuBLAS/cuBLASLt.
 The lead's script imports matmul_results(quick) and merges the list.
 """
 import argparse
-import json
 
 import torch
 
 # The same data and timing as the row-wise suite (this folder is on sys.path when run).
-from torch_wave1 import random_nonzero, timed
+from torch_wave1 import random_nonzero, timed, write_json
 
 NAMES = ((torch.bfloat16, "bf16"), (torch.float16, "f16"), (torch.float32, "f32"))
 
@@ -47,9 +46,7 @@ def main():
     for r in results:
         print(f"{r['name']:28s}{r['shape']:18s}{r['median_ms']:10.3f}{r['tflops']:10.1f}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "timer": "torch.cuda.Event",
-                       "torch": torch.__version__, "results": results}, f, indent=2)
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,13 @@ def random_nonzero(shape, dtype, seed):
     return (mag * sign).to(dtype)
 
 
+def write_json(path, results):
+    """The report make_table.py reads: the device, the timer, PyTorch's version, the cases."""
+    with open(path, "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "timer": "torch.cuda.Event",
+                   "torch": torch.__version__, "results": results}, f, indent=2)
+
+
 def timed(fn, warmup=3, runs=25):
     for _ in range(warmup):
         fn()
@@ -79,9 +86,7 @@ def main():
     for r in results:
         print(f"{r['name']:36s}{r['shape']:16s}{r['median_ms']:10.3f}{r['gbps']:10.0f}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "timer": "torch.cuda.Event",
-                       "torch": torch.__version__, "results": results}, f, indent=2)
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #include "backends/vulkan/vk_launch_checks.hpp"
 
+#include <cstdint>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -37,6 +38,20 @@ void LaunchChecks::inside(const std::string& label, std::int64_t offset, std::in
     refuse("max_elements", label + " reaches element " + std::to_string(last) +
                                "; the 32-bit index path supports 2^31 - 1");
   storage_range(m);
+}
+
+void LaunchChecks::rows_view(const std::string& label, std::int64_t offset, std::int64_t row_stride,
+                             std::int64_t row_len, std::int64_t rows, int outer_ndim,
+                             const std::int64_t* outer_sizes, const std::int64_t* outer_strides,
+                             DType t, const DeviceMemory& m) const {
+  if (offset < 0 || row_stride < 0) bad(label + " has a negative offset or stride");
+  std::int64_t last = offset;
+  reach(last, row_len, row_stride, label);
+  for (int d = 0; d < outer_ndim; ++d) reach(last, outer_sizes[d], outer_strides[d], label);
+  if (rows > INT32_MAX)
+    refuse("max_elements",
+           std::to_string(rows) + " rows exceed the 2^31 - 1 the 32-bit index path supports");
+  inside(label, offset, last, t, m, INT32_MAX - 1);
 }
 
 void LaunchChecks::storage_range(const DeviceMemory& m) const {

@@ -34,6 +34,21 @@ class LaunchChecks {
   // Only the maxStorageBufferRange limit (families that check sizes themselves).
   void storage_range(const DeviceMemory& m) const;
 
+  // A view of a row-wise family's operand (softmax, scan: RowParams has rows, row_len,
+  // outer_ndim, outer_sizes): rows of p.row_len elements `row_stride` apart, placed by
+  // p.outer_sizes and `outer_strides`, from element `offset` — non-negative, inside `m`, and
+  // within the 32-bit index path the row shaders use (rows too).
+  template <class RowParams>
+  void rows_view(const RowParams& p, std::int64_t offset, const std::int64_t* outer_strides,
+                 std::int64_t row_stride, DType t, const DeviceMemory& m, const char* label) const {
+    rows_view(label, offset, row_stride, p.row_len, p.rows, p.outer_ndim, p.outer_sizes,
+              outer_strides, t, m);
+  }
+  void rows_view(const std::string& label, std::int64_t offset, std::int64_t row_stride,
+                 std::int64_t row_len, std::int64_t rows, int outer_ndim,
+                 const std::int64_t* outer_sizes, const std::int64_t* outer_strides, DType t,
+                 const DeviceMemory& m) const;
+
  private:
   const DeviceContext& ctx_;
   std::string op_;

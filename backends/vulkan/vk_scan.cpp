@@ -93,26 +93,13 @@ void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
     chk.refuse("int64", "integer scans accumulate in int64, which needs shaderInt64 (absent)");
   if (f16 && !f.fp16) chk.refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
 
-  auto check_view = [&](std::int64_t offset, const std::int64_t* outer, std::int64_t row_stride,
-                        DType t, const DeviceMemory& m, const char* label) {
-    if (offset < 0 || row_stride < 0)
-      chk.bad(std::string(label) + " has a negative offset or stride");
-    std::int64_t last = offset;
-    chk.reach(last, p.row_len, row_stride, label);
-    for (int d = 0; d < p.outer_ndim; ++d) chk.reach(last, p.outer_sizes[d], outer[d], label);
-    if (p.rows > INT32_MAX)
-      chk.refuse("max_elements", std::to_string(p.rows) +
-                                     " rows exceed the 2^31 - 1 the 32-bit "
-                                     "index path supports");
-    chk.inside(label, offset, last, t, m, INT32_MAX - 1);
-  };
-  check_view(p.out_offset, p.out_outer_strides, p.out_row_stride, out, launch.buffers[0].memory,
-             "the output");
-  check_view(p.in_offset, p.in_outer_strides, p.in_row_stride, in, launch.buffers[1].memory,
-             "the input");
+  chk.rows_view(p, p.out_offset, p.out_outer_strides, p.out_row_stride, out,
+                launch.buffers[0].memory, "the output");
+  chk.rows_view(p, p.in_offset, p.in_outer_strides, p.in_row_stride, in, launch.buffers[1].memory,
+                "the input");
   if (extreme)
-    check_view(p.index_offset, p.index_outer_strides, p.index_row_stride, DType::kInt64,
-               launch.buffers[2].memory, "the indices");
+    chk.rows_view(p, p.index_offset, p.index_outer_strides, p.index_row_stride, DType::kInt64,
+                  launch.buffers[2].memory, "the indices");
 
   GpuParams g{};
   g.head[0] = std::uint32_t(p.rows);

@@ -74,27 +74,14 @@ void launch_softmax(VulkanDevice& dev, const KernelLaunch& launch) {
   if (f16 && !f.fp16) chk.refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
 
   // Every view must lie inside its buffer, and its furthest element within the shader's
-  // 32-bit offsets.
-  auto check_view = [&](std::int64_t offset, const std::int64_t* outer, std::int64_t row_stride,
-                        DType t, const DeviceMemory& m, const char* label) {
-    if (offset < 0 || row_stride < 0)
-      chk.bad(std::string(label) + " has a negative offset or stride");
-    std::int64_t last = offset;
-    chk.reach(last, p.row_len, row_stride, label);
-    for (int d = 0; d < p.outer_ndim; ++d) chk.reach(last, p.outer_sizes[d], outer[d], label);
-    if (p.rows > INT32_MAX)
-      chk.refuse("max_elements", std::to_string(p.rows) +
-                                     " rows exceed the 2^31 - 1 the 32-bit "
-                                     "index path supports");
-    chk.inside(label, offset, last, t, m, INT32_MAX - 1);
-  };
-  check_view(p.out_offset, p.out_outer_strides, p.out_row_stride, DType(p.out_dtype),
-             launch.buffers[0].memory, "the output");
-  check_view(p.in_offset, p.in_outer_strides, p.in_row_stride, DType(p.in_dtype),
-             launch.buffers[1].memory, "the input");
+  // 32-bit offsets (LaunchChecks::rows_view).
+  chk.rows_view(p, p.out_offset, p.out_outer_strides, p.out_row_stride, DType(p.out_dtype),
+                launch.buffers[0].memory, "the output");
+  chk.rows_view(p, p.in_offset, p.in_outer_strides, p.in_row_stride, DType(p.in_dtype),
+                launch.buffers[1].memory, "the input");
   if (p.has_mask)
-    check_view(p.mask_offset, p.mask_outer_strides, p.mask_row_stride, DType::kBool,
-               launch.buffers[2].memory, "the mask");
+    chk.rows_view(p, p.mask_offset, p.mask_outer_strides, p.mask_row_stride, DType::kBool,
+                  launch.buffers[2].memory, "the mask");
 
   // Lanes per row: the plan's row_tile (capabilities), a power of two within the workgroup.
   const std::uint32_t wg = dev.workgroup_size();

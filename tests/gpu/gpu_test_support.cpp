@@ -97,6 +97,29 @@ Devices& devices() {
   return d;
 }
 
+DType reduce_accumulate_dtype(int op, DType t) {
+  if (is_half_type(t)) return DType::kFloat32;
+  if ((op == abi::kReduce_sum || op == abi::kReduce_prod) && !is_floating(t)) return DType::kInt64;
+  return t;
+}
+
+DType reduce_out_dtype(int op, DType t) {
+  switch (op) {
+    case abi::kReduce_argmax:
+    case abi::kReduce_argmin:
+    case abi::kReduce_count_nonzero:
+      return DType::kInt64;
+    case abi::kReduce_any:
+    case abi::kReduce_all:
+      return DType::kBool;
+    case abi::kReduce_sum:
+    case abi::kReduce_prod:
+      return is_floating(t) ? t : DType::kInt64;
+    default:
+      return t;
+  }
+}
+
 std::unique_ptr<BackendDevice> open_with_rows(const char* value) {
   const char* given = std::getenv("NBX_GPU_ROWS");
   const std::string saved = given ? given : "";

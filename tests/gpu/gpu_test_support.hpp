@@ -38,6 +38,12 @@ struct Devices {
 // first and exits 77).
 Devices& devices();
 
+// A reduction's accumulation and output dtypes for input dtype `t` (the wrapper's rules:
+// 16-bit floats accumulate in float32, integer sums and products in int64; index ops and
+// counts give int64, any/all bool), for tests that fill abi::ReduceParams by hand.
+DType reduce_accumulate_dtype(int op, DType t);
+DType reduce_out_dtype(int op, DType t);
+
 // Device 0 opened once per NBX_GPU_ROWS value, for the tests of the contiguous-row kernels
 // (reduce, softmax, norm): `general` takes the general kernels for every launch, `fast` the
 // row kernels where they apply (the default), `fast_only` refuses a launch they do not

@@ -38,29 +38,6 @@ std::vector<std::byte> run_reduce(BackendDevice& d, const abi::ReduceParams& p,
   return out;
 }
 
-DType accumulate_for(int op, DType t) {
-  if (is_half_type(t)) return DType::kFloat32;
-  if ((op == abi::kReduce_sum || op == abi::kReduce_prod) && !is_floating(t)) return DType::kInt64;
-  return t;
-}
-
-DType out_for(int op, DType t) {
-  switch (op) {
-    case abi::kReduce_argmax:
-    case abi::kReduce_argmin:
-    case abi::kReduce_count_nonzero:
-      return DType::kInt64;
-    case abi::kReduce_any:
-    case abi::kReduce_all:
-      return DType::kBool;
-    case abi::kReduce_sum:
-    case abi::kReduce_prod:
-      return is_floating(t) ? t : DType::kInt64;
-    default:
-      return t;
-  }
-}
-
 bool float_only(int op) {
   return op == abi::kReduce_mean || op == abi::kReduce_var || op == abi::kReduce_std ||
          op == abi::kReduce_norm || op == abi::kReduce_logsumexp;
@@ -78,8 +55,8 @@ void check_reduction(int op, DType t, const std::vector<std::int64_t>& shape, co
   abi::ReduceParams p{};
   p.op = op;
   p.in_dtype = std::int32_t(t);
-  p.out_dtype = std::int32_t(out_for(op, t));
-  p.accumulate_dtype = std::int32_t(accumulate_for(op, t));
+  p.out_dtype = std::int32_t(reduce_out_dtype(op, t));
+  p.accumulate_dtype = std::int32_t(reduce_accumulate_dtype(op, t));
   p.row_tile = row_tile;
   p.attr = attr;
   p.rows = 1, p.row_len = 1;
@@ -105,14 +82,14 @@ void check_reduction(int op, DType t, const std::vector<std::int64_t>& shape, co
   const bool smooth = float_only(op) || op == abi::kReduce_sum;
   g.fill(in, t, numel, smooth ? Role::kPositive : Role::kGeneral);
   const bool with_index = op == abi::kReduce_max_with_index || op == abi::kReduce_min_with_index;
-  const std::size_t out_bytes = std::size_t(p.rows) * dtype_size(out_for(op, t));
+  const std::size_t out_bytes = std::size_t(p.rows) * dtype_size(reduce_out_dtype(op, t));
   std::vector<std::byte> host_idx(std::size_t(p.rows) * 8), gpu_idx(host_idx.size());
   const auto expected =
       run_reduce(*devices().host, p, in, out_bytes, with_index ? &host_idx : nullptr);
   const auto got =
       run_reduce(*devices().gpu[0].device, p, in, out_bytes, with_index ? &gpu_idx : nullptr);
   Case c;
-  c.out.dtype = out_for(op, t);
+  c.out.dtype = reduce_out_dtype(op, t);
   INFO("reduce op " << op << " " << dtype_name(t) << " row_tile " << row_tile << " attr " << attr
                     << " rows " << p.rows << " row_len " << p.row_len << " seed " << seed);
   const std::string problem = compare_outputs(c, expected, got);

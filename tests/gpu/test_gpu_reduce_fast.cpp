@@ -44,29 +44,6 @@ struct Problem {
   int row_tile = 1024;  // what the wrapper passes for long rows on the H200
 };
 
-DType accumulate_for(int op, DType t) {
-  if (is_half_type(t)) return DType::kFloat32;
-  if ((op == abi::kReduce_sum || op == abi::kReduce_prod) && !is_floating(t)) return DType::kInt64;
-  return t;
-}
-
-DType out_for(int op, DType t) {
-  switch (op) {
-    case abi::kReduce_argmax:
-    case abi::kReduce_argmin:
-    case abi::kReduce_count_nonzero:
-      return DType::kInt64;
-    case abi::kReduce_any:
-    case abi::kReduce_all:
-      return DType::kBool;
-    case abi::kReduce_sum:
-    case abi::kReduce_prod:
-      return is_floating(t) ? t : DType::kInt64;
-    default:
-      return t;
-  }
-}
-
 bool with_index(int op) {
   return op == abi::kReduce_max_with_index || op == abi::kReduce_min_with_index;
 }
@@ -75,8 +52,9 @@ abi::ReduceParams params_for(const Problem& q) {
   abi::ReduceParams p{};
   p.op = q.op;
   p.in_dtype = std::int32_t(q.t);
-  p.out_dtype = std::int32_t(out_for(q.op, q.t));
-  p.accumulate_dtype = q.accumulate >= 0 ? q.accumulate : std::int32_t(accumulate_for(q.op, q.t));
+  p.out_dtype = std::int32_t(reduce_out_dtype(q.op, q.t));
+  p.accumulate_dtype =
+      q.accumulate >= 0 ? q.accumulate : std::int32_t(reduce_accumulate_dtype(q.op, q.t));
   p.row_tile = q.row_tile;
   p.attr = q.attr;
   p.rows = 1, p.row_len = 1;
@@ -106,7 +84,7 @@ Result run(BackendDevice& d, const Problem& q) {
   const abi::ReduceParams p = params_for(q);
   const std::int64_t out_elems = q.out_offset + p.rows * q.out_step;
   Result r;
-  r.out.assign(std::size_t(out_elems) * dtype_size(out_for(q.op, q.t)), std::byte{0x5a});
+  r.out.assign(std::size_t(out_elems) * dtype_size(reduce_out_dtype(q.op, q.t)), std::byte{0x5a});
   if (with_index(q.op)) r.indices.assign(std::size_t(out_elems) * 8, std::byte{0x5a});
   std::vector<KernelBuffer> buffers;
   DeviceMemory o = d.allocate(r.out.size()), i = d.allocate(q.in.size());
@@ -136,7 +114,7 @@ Result run(BackendDevice& d, const Problem& q) {
 // exactly).
 std::string compare(const Problem& q, const Result& expected, const Result& got) {
   Case c;
-  c.out.dtype = out_for(q.op, q.t);
+  c.out.dtype = reduce_out_dtype(q.op, q.t);
   std::string problem = compare_outputs(c, expected.out, got.out);
   if (problem.empty() && expected.indices != got.indices) problem = "the index buffers differ";
   return problem;

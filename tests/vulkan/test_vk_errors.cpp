@@ -20,10 +20,6 @@
 namespace nbx::vktest {
 namespace {
 
-const Device& vk() {
-  static const Device d = open("vulkan:0");
-  return d;
-}
 BackendDevice& raw() {
   return vk().context().backend_device();
 }

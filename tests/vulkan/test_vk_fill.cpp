@@ -15,19 +15,6 @@
 namespace nbx::vktest {
 namespace {
 
-const Device& vk() {
-  static const Device d = open("vulkan:0");
-  return d;
-}
-
-bool device_holds(DType t) {
-  const Capabilities& c = vk().capabilities();
-  if (t == DType::kFloat64) return c.fp64.value;
-  if (t == DType::kInt64) return c.int64.value;
-  if (t == DType::kFloat16) return c.fp16.value;
-  return true;
-}
-
 // The raw bytes of a tensor (row-major): fills are exact, so they are compared as bits.
 std::vector<std::uint8_t> bytes_of(const Tensor& t) {
   std::vector<std::uint8_t> b(static_cast<std::size_t>(t.numel()) * t.itemsize());

@@ -384,10 +384,6 @@ TEST_CASE("cooperative matrix: float16 where offered, refused by name elsewhere"
 
 // ---- the public ops on vulkan:0 against the host
 
-Device vk() {
-  return open("vulkan:0");
-}
-
 struct Pair {
   Tensor host, dev;
 };

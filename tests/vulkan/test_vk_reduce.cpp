@@ -16,19 +16,6 @@
 namespace nbx::vktest {
 namespace {
 
-const Device& vk() {
-  static const Device d = open("vulkan:0");
-  return d;
-}
-
-bool device_holds(DType t) {
-  const Capabilities& c = vk().capabilities();
-  if (t == DType::kFloat64) return c.fp64.value;
-  if (t == DType::kInt64) return c.int64.value;
-  if (t == DType::kFloat16) return c.fp16.value;
-  return true;
-}
-
 // Seeded values on the host as float64, cast to `t` there. `kind`: 0 general (signed,
 // with small-integer ties), 1 positive (sums without cancellation), 2 products: floats in
 // [0.5, 1.5] (a float32 product of 100 terms must not overflow where float64's does not),

@@ -20,10 +20,6 @@ constexpr DType kAllTypes[] = {DType::kBool,    DType::kInt8,   DType::kUInt8,  
                                DType::kInt32,   DType::kInt64,  DType::kFloat16, DType::kBFloat16,
                                DType::kFloat32, DType::kFloat64};
 
-Device vk() {
-  return open("vulkan:0");
-}
-
 enum class Fill {
   kPlain,     // floats in [-2, 2]; integers in [-5, 5] (uint8 [0, 5], bool 0/1)
   kTies,      // floats on a 0.5 grid in [-2, 2] (ties); integers as plain

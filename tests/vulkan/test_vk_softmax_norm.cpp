@@ -223,10 +223,6 @@ TEST_CASE("more rows than the device has workgroups: softmax and norm loop over 
 
 // ---- public ops: the wrapper's own plan for vulkan:0 ----
 
-Device vk() {
-  return open("vulkan:0");
-}
-
 struct Pair {
   Tensor host, dev;
 };

@@ -19,6 +19,19 @@ BackendDevice& host_device() {
   return *dev;
 }
 
+const Device& vk() {
+  static const Device d = open("vulkan:0");
+  return d;
+}
+
+bool device_holds(DType t) {
+  const Capabilities& c = vk().capabilities();
+  if (t == DType::kFloat64) return c.fp64.value;
+  if (t == DType::kInt64) return c.int64.value;
+  if (t == DType::kFloat16) return c.fp16.value;
+  return true;
+}
+
 template <typename T>
 static T get(const Raw& r, std::size_t i) {
   T v;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/device.hpp"
 #include "core/dtype.hpp"
 #include "core/kernel_abi.hpp"
 
@@ -20,6 +21,10 @@ namespace nbx::vktest {
 // Opened once per process; vk_test_main.cpp exits 77 before any test when there is none.
 BackendDevice& vulkan_device();
 BackendDevice& host_device();
+// vulkan:0 through the public API (nbx::open), opened once per process.
+const Device& vk();
+// Whether vulkan:0's capabilities hold dtype `t` (float64, int64, float16 are optional).
+bool device_holds(DType t);
 
 // Values of one dtype as raw little-endian bytes.
 struct Raw {
