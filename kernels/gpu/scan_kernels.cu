@@ -47,6 +47,7 @@
 #include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
+#include "kernels/gpu/row_view_check.hpp"
 #include "kernels/gpu/scan_launch.hpp"
 
 namespace nbx::gpu {
@@ -694,20 +695,6 @@ __global__ void __launch_bounds__(kLongBlock)
   throw InvalidArgument("scan", "scan launch: " + what + ".");
 }
 
-// The furthest element a view reaches must lie inside its buffer.
-void check_view(const abi::ScanParams& p, i64 offset, const std::int64_t* outer, i64 row_stride,
-                int dtype, const BoundBuffer& b, const char* label) {
-  if (offset < 0 || row_stride < 0) reject(std::string(label) + " has a negative offset or stride");
-  i64 last = offset + (p.row_len - 1) * row_stride;
-  for (int d = 0; d < p.outer_ndim; ++d) {
-    if (outer[d] < 0) reject(std::string(label) + " has a negative stride");
-    last += (p.outer_sizes[d] - 1) * outer[d];
-  }
-  if (b.address == nullptr || std::uint64_t(last + 1) * dtype_bytes(dtype) > b.bytes)
-    reject(std::string(label) + " reaches beyond its buffer of " + std::to_string(b.bytes) +
-           " bytes");
-}
-
 // Which kernel, how many lanes per row, how many blocks; for long rows, how many chunks.
 struct ScanPlan {
   bool long_rows = false;
@@ -867,13 +854,13 @@ ElementwiseLaunchResult launch_scan(const abi::ScanParams& p, const BoundBuffer*
   result.call = "scan launch";
   result.path = ElementwisePath::kGeneric;
   if (p.rows == 0 || p.row_len == 0) return result;
-  check_view(p, p.out_offset, p.out_outer_strides, p.out_row_stride, p.out_dtype, buffers[0],
-             "the output");
-  check_view(p, p.in_offset, p.in_outer_strides, p.in_row_stride, p.in_dtype, buffers[1],
-             "the input");
+  check_row_view("scan", p, p.out_offset, p.out_outer_strides, p.out_row_stride,
+                 dtype_bytes(p.out_dtype), buffers[0], "the output");
+  check_row_view("scan", p, p.in_offset, p.in_outer_strides, p.in_row_stride,
+                 dtype_bytes(p.in_dtype), buffers[1], "the input");
   if (extreme)
-    check_view(p, p.index_offset, p.index_outer_strides, p.index_row_stride, kInt64, buffers[2],
-               "the index output");
+    check_row_view("scan", p, p.index_offset, p.index_outer_strides, p.index_row_stride,
+                   dtype_bytes(kInt64), buffers[2], "the index output");
   const ScanPlan plan = plan_scan(p, options.multiprocessors);
   const Stream s = static_cast<Stream>(stream);
   Error e;

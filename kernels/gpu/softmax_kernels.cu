@@ -16,6 +16,7 @@
 #include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
+#include "kernels/gpu/row_view_check.hpp"
 #include "kernels/gpu/softmax_launch.hpp"
 #include "kernels/gpu/softmax_rows_fast.hpp"
 
@@ -165,20 +166,6 @@ __global__ void __launch_bounds__(kSoftmaxBlock)
   throw InvalidArgument("softmax", "softmax launch: " + what + ".");
 }
 
-// The furthest element a view reaches must lie inside its buffer.
-void check_view(const abi::SoftmaxParams& p, i64 offset, const std::int64_t* outer, i64 row_stride,
-                int dtype, const BoundBuffer& b, const char* label) {
-  i64 last = offset + (p.row_len - 1) * row_stride;
-  if (offset < 0 || row_stride < 0) reject(std::string(label) + " has a negative offset or stride");
-  for (int d = 0; d < p.outer_ndim; ++d) {
-    if (outer[d] < 0) reject(std::string(label) + " has a negative stride");
-    last += (p.outer_sizes[d] - 1) * outer[d];
-  }
-  if (b.address == nullptr || std::uint64_t(last + 1) * dtype_bytes(dtype) > b.bytes)
-    reject(std::string(label) + " reaches beyond its buffer of " + std::to_string(b.bytes) +
-           " bytes");
-}
-
 template <typename C>
 void enqueue(const abi::SoftmaxParams& q, const BoundBuffer* buffers, const ElementwiseOptions& o,
              Stream s) {
@@ -224,13 +211,13 @@ ElementwiseLaunchResult launch_softmax(const abi::SoftmaxParams& p, const BoundB
   result.call = "softmax launch";
   result.path = ElementwisePath::kGeneric;
   if (p.rows == 0 || p.row_len == 0) return result;
-  check_view(p, p.out_offset, p.out_outer_strides, p.out_row_stride, p.out_dtype, buffers[0],
-             "the output");
-  check_view(p, p.in_offset, p.in_outer_strides, p.in_row_stride, p.in_dtype, buffers[1],
-             "the input");
+  check_row_view("softmax", p, p.out_offset, p.out_outer_strides, p.out_row_stride,
+                 dtype_bytes(p.out_dtype), buffers[0], "the output");
+  check_row_view("softmax", p, p.in_offset, p.in_outer_strides, p.in_row_stride,
+                 dtype_bytes(p.in_dtype), buffers[1], "the input");
   if (p.has_mask)
-    check_view(p, p.mask_offset, p.mask_outer_strides, p.mask_row_stride, kBool, buffers[2],
-               "the mask");
+    check_row_view("softmax", p, p.mask_offset, p.mask_outer_strides, p.mask_row_stride,
+                   dtype_bytes(kBool), buffers[2], "the mask");
   // NBX_GPU_ROWS=fast: rows contiguous in memory take softmax_rows_fast.cu; everything
   // else continues here unchanged.
   if (options.rows_fast != 0) {

@@ -429,6 +429,9 @@ TEST_CASE("malformed scan launches are refused by name") {
   q.in_outer_strides[0] = q.out_outer_strides[0] = 16;
   CHECK_THROWS_AS(launch(q, 2), InvalidArgument);
   q = p;
+  q.in_offset = std::int64_t(1) << 62;  // (last + 1) · 4 bytes would wrap 64 bits to 256
+  CHECK_THROWS_AS(launch(q, 2), InvalidArgument);
+  q = p;
   q.op = 7;
   CHECK_THROWS_AS(launch(q, 2), InvalidArgument);
   q = p;
