@@ -9,6 +9,7 @@
 
 #include "core/half.hpp"
 #include "core/registry.hpp"
+#include "tests/common/raw_elements.hpp"
 
 namespace nbx::gputest {
 namespace {
@@ -58,10 +59,6 @@ T load_raw(const std::vector<std::byte>& buf, std::int64_t index) {
   T v;
   std::memcpy(&v, buf.data() + index * std::int64_t(sizeof(T)), sizeof(T));
   return v;
-}
-template <class T>
-void store_raw(std::vector<std::byte>& buf, std::int64_t index, T v) {
-  std::memcpy(buf.data() + index * std::int64_t(sizeof(T)), &v, sizeof(T));
 }
 
 // int64 extremes come out of value() as ±2^63 (doubles cannot hold 2^63 - 1): clamp them.
@@ -255,28 +252,7 @@ std::vector<std::byte> run_case(BackendDevice& device, const Case& c) {
 
 void put_element(std::vector<std::byte>& buf, DType t, std::int64_t index, double f,
                  std::int64_t i) {
-  switch (t) {
-    case DType::kBool:
-      return store_raw<std::uint8_t>(buf, index, i != 0);
-    case DType::kInt8:
-      return store_raw<std::int8_t>(buf, index, std::int8_t(i));
-    case DType::kUInt8:
-      return store_raw<std::uint8_t>(buf, index, std::uint8_t(i));
-    case DType::kInt16:
-      return store_raw<std::int16_t>(buf, index, std::int16_t(i));
-    case DType::kInt32:
-      return store_raw<std::int32_t>(buf, index, std::int32_t(i));
-    case DType::kInt64:
-      return store_raw<std::int64_t>(buf, index, i);
-    case DType::kFloat16:
-      return store_raw<std::uint16_t>(buf, index, double_to_half_bits(f));
-    case DType::kBFloat16:
-      return store_raw<std::uint16_t>(buf, index, double_to_bf16_bits(f));
-    case DType::kFloat32:
-      return store_raw<float>(buf, index, float(f));
-    case DType::kFloat64:
-      return store_raw<double>(buf, index, f);
-  }
+  testing::store_element(buf.data(), t, index, f, i);
 }
 
 double element_as_double(const std::vector<std::byte>& buf, DType t, std::int64_t index) {

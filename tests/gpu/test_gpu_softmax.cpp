@@ -10,6 +10,7 @@
 #include <span>
 
 #include "core/errors.hpp"
+#include "tests/common/softmax_raw_case.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace nbx::gputest {
@@ -35,74 +36,19 @@ std::vector<std::byte> run_softmax(BackendDevice& d, const abi::SoftmaxParams& p
   return out;
 }
 
-enum class MaskKind { kNone, kRowBroadcast, kFull };
+using testing::MaskKind;
+using testing::SoftmaxCase;
 
-struct SoftmaxCase {
-  DType t = DType::kFloat32;
-  bool log = false;
-  std::int64_t rows = 1, len = 1;
-  bool transposed = false;  // the softmax dim is dim 0 of a [len, rows] tensor
-  MaskKind mask = MaskKind::kNone;
-  double scale = 1.0;
-  int row_tile = 32;
-  std::uint64_t seed = 1;
-};
-
-// Values in [-4, 4]; with `specials`, row r (of the first five) holds +inf, only -inf, a
-// NaN, a -inf among finite values, or large values that must not overflow.
 void check_softmax(const SoftmaxCase& sc, bool specials = false) {
-  abi::SoftmaxParams p{};
-  p.op = sc.log ? abi::kSoftmax_log_softmax : abi::kSoftmax_softmax;
-  p.in_dtype = p.out_dtype = std::int32_t(sc.t);
-  p.accumulate_dtype = std::int32_t(sc.t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
-  p.scale = sc.scale;
-  p.rows = sc.rows;
-  p.row_len = sc.len;
-  p.outer_ndim = 1;
-  p.outer_sizes[0] = sc.rows;
-  const std::int64_t row_stride = sc.transposed ? sc.rows : 1, outer = sc.transposed ? 1 : sc.len;
-  p.in_row_stride = p.out_row_stride = row_stride;
-  p.in_outer_strides[0] = p.out_outer_strides[0] = outer;
-  p.in_offset = 3;  // a view that starts inside its buffer
-  const std::int64_t numel = sc.rows * sc.len;
-  std::vector<std::byte> in(std::size_t(numel + 3) * dtype_size(sc.t));
-  std::mt19937_64 rng(sc.seed);
-  std::uniform_real_distribution<double> u(-4.0, 4.0);
-  for (std::int64_t i = 0; i < numel + 3; ++i) put_element(in, sc.t, i, u(rng), 0);
-  auto at = [&](std::int64_t r, std::int64_t k) { return 3 + r * outer + k * row_stride; };
-  if (specials)
-    for (std::int64_t k = 0; k < sc.len; ++k) {
-      if (sc.rows > 0 && k == sc.len / 2) put_element(in, sc.t, at(0, k), INFINITY, 0);
-      if (sc.rows > 1) put_element(in, sc.t, at(1, k), -INFINITY, 0);
-      if (sc.rows > 2 && k == sc.len - 1) put_element(in, sc.t, at(2, k), NAN, 0);
-      if (sc.rows > 3 && k % 3 == 0) put_element(in, sc.t, at(3, k), -INFINITY, 0);
-      if (sc.rows > 4) put_element(in, sc.t, at(4, k), 1000.0 + double(k % 5), 0);
-    }
-  std::vector<std::byte> mask;
-  if (sc.mask != MaskKind::kNone) {
-    p.has_mask = 1;
-    const bool full = sc.mask == MaskKind::kFull;
-    // The row-broadcast mask is one row of len (outer stride 0); the full one has the
-    // input's layout, and its row 1 masked entirely.
-    mask.resize(std::size_t(full ? numel : sc.len));
-    std::bernoulli_distribution b(0.3);
-    for (auto& m : mask) m = std::byte(b(rng) ? 1 : 0);
-    p.mask_row_stride = full ? row_stride : 1;
-    p.mask_outer_strides[0] = full ? outer : 0;
-    if (full && sc.rows > 1)
-      for (std::int64_t k = 0; k < sc.len; ++k)
-        mask[std::size_t(1 * outer + k * row_stride)] = std::byte(1);
-  }
-  const std::size_t out_bytes = std::size_t(numel) * dtype_size(sc.t);
-  const auto* m = p.has_mask ? &mask : nullptr;
-  p.variant = abi::kSoftmaxOnePass;
-  p.row_tile = sc.row_tile;
-  const auto expected = run_softmax(*devices().host, p, in, out_bytes, m);
+  testing::SoftmaxLaunch l = testing::make_softmax_launch(sc, specials);
+  abi::SoftmaxParams& p = l.params;
+  const auto* m = p.has_mask ? &l.mask : nullptr;
+  const auto expected = run_softmax(*devices().host, p, l.in, l.out_bytes, m);
   Case c;
   c.out.dtype = sc.t;
   for (int variant : {abi::kSoftmaxOnePass, abi::kSoftmaxLooped}) {
     p.variant = variant;
-    const auto got = run_softmax(*devices().gpu[0].device, p, in, out_bytes, m);
+    const auto got = run_softmax(*devices().gpu[0].device, p, l.in, l.out_bytes, m);
     INFO((sc.log ? "log_softmax " : "softmax ")
          << dtype_name(sc.t) << " rows " << sc.rows << " len " << sc.len << " transposed "
          << sc.transposed << " mask " << int(sc.mask) << " scale " << sc.scale << " row_tile "

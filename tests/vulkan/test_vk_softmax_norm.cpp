@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "nbx/nbx.hpp"
+#include "tests/common/softmax_raw_case.hpp"
 #include "vk_test_util.hpp"
 
 namespace nbx::vktest {
@@ -78,72 +79,16 @@ bool device_has(DType t) {
   }
 }
 
-enum class MaskKind { kNone, kRowBroadcast, kFull };
+using testing::MaskKind;
+using testing::SoftmaxCase;
 
-struct SoftmaxCase {
-  DType t = DType::kFloat32;
-  bool log = false;
-  std::int64_t rows = 1, len = 1;
-  bool transposed = false;  // the softmax dim is dim 0 of a [len, rows] tensor
-  MaskKind mask = MaskKind::kNone;
-  double scale = 1.0;
-  int row_tile = 32;
-  std::uint64_t seed = 1;
-};
-
-// Values in [-4, 4]; with `specials`, row r (of the first five) holds +inf, only -inf, a
-// NaN, a -inf among finite values, or large values that must not overflow.
 void check_softmax(const SoftmaxCase& sc, bool specials = false) {
-  abi::SoftmaxParams p{};
-  p.op = sc.log ? abi::kSoftmax_log_softmax : abi::kSoftmax_softmax;
-  p.in_dtype = p.out_dtype = std::int32_t(sc.t);
-  p.accumulate_dtype = std::int32_t(sc.t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
-  p.scale = sc.scale;
-  p.rows = sc.rows;
-  p.row_len = sc.len;
-  p.outer_ndim = 1;
-  p.outer_sizes[0] = sc.rows;
-  const std::int64_t row_stride = sc.transposed ? sc.rows : 1, outer = sc.transposed ? 1 : sc.len;
-  p.in_row_stride = p.out_row_stride = row_stride;
-  p.in_outer_strides[0] = p.out_outer_strides[0] = outer;
-  p.in_offset = 3;  // a view that starts inside its buffer
-  const std::int64_t numel = sc.rows * sc.len;
-  Raw in{sc.t, std::vector<std::byte>(std::size_t(numel + 3) * dtype_size(sc.t))};
-  std::mt19937_64 rng(sc.seed);
-  std::uniform_real_distribution<double> u(-4.0, 4.0);
-  for (std::int64_t i = 0; i < numel + 3; ++i) set_element(in, std::size_t(i), u(rng), 0);
-  auto at = [&](std::int64_t r, std::int64_t k) {
-    return std::size_t(3 + r * outer + k * row_stride);
-  };
-  if (specials)
-    for (std::int64_t k = 0; k < sc.len; ++k) {
-      if (sc.rows > 0 && k == sc.len / 2) set_element(in, at(0, k), INFINITY, 0);
-      if (sc.rows > 1) set_element(in, at(1, k), -INFINITY, 0);
-      if (sc.rows > 2 && k == sc.len - 1) set_element(in, at(2, k), NAN, 0);
-      if (sc.rows > 3 && k % 3 == 0) set_element(in, at(3, k), -INFINITY, 0);
-      if (sc.rows > 4) set_element(in, at(4, k), 1000.0 + double(k % 5), 0);
-    }
-  Raw mask{DType::kBool, {}};
-  if (sc.mask != MaskKind::kNone) {
-    p.has_mask = 1;
-    const bool full = sc.mask == MaskKind::kFull;
-    // The row-broadcast mask is one row of len (outer stride 0); the full one has the
-    // input's layout, and its row 1 masked entirely.
-    mask.bytes.resize(std::size_t(full ? numel : sc.len));
-    std::bernoulli_distribution b(0.3);
-    for (auto& m : mask.bytes) m = std::byte(b(rng) ? 1 : 0);
-    p.mask_row_stride = full ? row_stride : 1;
-    p.mask_outer_strides[0] = full ? outer : 0;
-    if (full && sc.rows > 1)
-      for (std::int64_t k = 0; k < sc.len; ++k)
-        mask.bytes[std::size_t(1 * outer + k * row_stride)] = std::byte(1);
-  }
-  const Raw out{sc.t,
-                std::vector<std::byte>(std::size_t(numel) * dtype_size(sc.t), std::byte{0x5a})};
+  testing::SoftmaxLaunch l = testing::make_softmax_launch(sc, specials);
+  abi::SoftmaxParams& p = l.params;
+  const Raw in{sc.t, l.in}, mask{DType::kBool, l.mask};
+  const Raw out{sc.t, std::vector<std::byte>(l.out_bytes, std::byte{0x5a})};
   std::vector<const Raw*> inputs = {&in};
   if (p.has_mask) inputs.push_back(&mask);
-  p.variant = abi::kSoftmaxOnePass;
-  p.row_tile = sc.row_tile;
   const Raw expected = run_raw(host_device(), "softmax", p, out, inputs);
   for (int variant : {abi::kSoftmaxOnePass, abi::kSoftmaxLooped}) {
     p.variant = variant;

@@ -7,6 +7,7 @@
 
 #include "core/half.hpp"
 #include "core/registry.hpp"
+#include "tests/common/raw_elements.hpp"
 
 namespace nbx::vktest {
 
@@ -38,11 +39,6 @@ static T get(const Raw& r, std::size_t i) {
   std::memcpy(&v, r.bytes.data() + i * sizeof(T), sizeof(T));
   return v;
 }
-template <typename T>
-static void put(Raw& r, std::size_t i, T v) {
-  std::memcpy(r.bytes.data() + i * sizeof(T), &v, sizeof(T));
-}
-
 double element_as_double(const Raw& r, std::size_t i) {
   switch (r.dtype) {
     case DType::kFloat16:
@@ -78,28 +74,7 @@ std::int64_t element_as_int(const Raw& r, std::size_t i) {
 }
 
 void set_element(Raw& r, std::size_t i, double v, std::int64_t iv) {
-  switch (r.dtype) {
-    case DType::kBool:
-      return put<std::uint8_t>(r, i, iv != 0);
-    case DType::kInt8:
-      return put(r, i, static_cast<std::int8_t>(iv));
-    case DType::kUInt8:
-      return put(r, i, static_cast<std::uint8_t>(iv));
-    case DType::kInt16:
-      return put(r, i, static_cast<std::int16_t>(iv));
-    case DType::kInt32:
-      return put(r, i, static_cast<std::int32_t>(iv));
-    case DType::kInt64:
-      return put(r, i, iv);
-    case DType::kFloat16:
-      return put(r, i, double_to_half_bits(v));
-    case DType::kBFloat16:
-      return put(r, i, double_to_bf16_bits(v));
-    case DType::kFloat32:
-      return put(r, i, static_cast<float>(v));
-    case DType::kFloat64:
-      return put(r, i, v);
-  }
+  testing::store_element(r.bytes.data(), r.dtype, std::int64_t(i), v, iv);
 }
 
 Raw random_raw(DType t, std::size_t n, Values kind, std::mt19937_64& rng) {
