@@ -52,7 +52,7 @@ DispatchResult measure_dispatch(const Device& device, int iterations, int elemen
   p.contiguous = 1;
   p.attrs[0] = {1.0, 1};
   const KernelBuffer bufs[] = {{out, true}, {a, false}, {b, false}};
-  const KernelLaunch launch{"elementwise", bufs,
+  const KernelLaunch launch{nbx::KernelFamily::kElementwise, bufs,
                             std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))};
   for (int i = 0; i < 1000; ++i) bd.launch(launch);
   bd.synchronize();

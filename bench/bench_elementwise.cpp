@@ -74,17 +74,56 @@ void fill_random(BackendDevice& d, DeviceMemory m, DType t, std::int64_t n, unsi
   }
   DeviceMemory src = d.allocate(host.size());
   d.copy_from_host(src, 0, host.data(), host.size());
-  const std::int64_t rows = n / block;  // the tail past rows × block stays as allocated
+  const std::int64_t rows = n / block, tail = n - rows * block;
   abi::ElementwiseParams p{};
   p.op = abi::kOp_copy, p.num_inputs = 1, p.ndim = 2, p.numel = rows * block;
   p.compute_dtype = p.out.dtype = p.in[0].dtype = std::int32_t(t);
   p.sizes[0] = rows, p.sizes[1] = block;
   p.out.strides[0] = block, p.out.strides[1] = 1, p.in[0].strides[1] = 1;
   const KernelBuffer bufs[] = {{m, true}, {src, false}};
-  d.launch({"elementwise", bufs, std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))});
+  d.launch({nbx::KernelFamily::kElementwise, bufs,
+            std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))});
+  // The tail past rows × block (n not a multiple of the block) takes the block's start, so
+  // no case reads memory left as allocated.
+  if (tail > 0)
+    d.copy_on_device(m, std::size_t(rows * block) * dtype_size(t), src, 0,
+                     std::size_t(tail) * dtype_size(t));
   d.synchronize();
   d.free(src);
 }
+
+// One device's operands: two sets of (a, b, out) per dtype, so consecutive runs never find
+// their inputs in L2. Allocated, filled and freed by that device, the only one that launches
+// on them. Every device draws the same values (the seeds depend on dtype and set only).
+class DeviceBuffers {
+ public:
+  struct Set {
+    DeviceMemory a, b, out;
+  };
+  DeviceBuffers(BackendDevice& device, std::int64_t n, bool with_bf16) : device_(device) {
+    for (int t = 0; t < (with_bf16 ? 2 : 1); ++t)
+      for (int s = 0; s < 2; ++s) {
+        const std::size_t bytes = std::size_t(n) * dtype_size(kDtypes[t]);
+        Set& set = sets_[t][s];
+        set.a = device.allocate(bytes), set.b = device.allocate(bytes);
+        set.out = device.allocate(bytes);
+        fill_random(device, set.a, kDtypes[t], n, 11 + 4 * t + 2 * s);
+        fill_random(device, set.b, kDtypes[t], n, 12 + 4 * t + 2 * s);
+      }
+  }
+  ~DeviceBuffers() {
+    for (auto& t : sets_)
+      for (Set& s : t) device_.free(s.a), device_.free(s.b), device_.free(s.out);
+  }
+  DeviceBuffers(const DeviceBuffers&) = delete;
+  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
+  const Set& set(DType t, int s) const { return sets_[t == DType::kFloat32 ? 0 : 1][s]; }
+
+ private:
+  static constexpr DType kDtypes[2] = {DType::kFloat32, DType::kBFloat16};
+  BackendDevice& device_;
+  Set sets_[2][2] = {};  // [dtype: f32, bf16][set]; a dtype not asked for stays empty
+};
 
 struct Prepared {
   abi::ElementwiseParams params{};
@@ -128,6 +167,15 @@ double bytes_of(const CaseSpec& c, std::int64_t n, std::int64_t edge) {
   return elems * (2 * in + out);
 }
 
+bool every_case(const CaseSpec&) {
+  return true;
+}
+// What a variant re-runs: the broadcast and transposed layouts, where the launcher's options
+// pick the kernel.
+bool matrix_case(const CaseSpec& c) {
+  return c.layout != Layout::kFlat;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -142,54 +190,52 @@ std::unique_ptr<KernelTimer> host_clock_timer() {
 std::vector<BenchResult> run_elementwise_suite(BackendDevice& device, const SuiteOptions& o,
                                                KernelTimer& timer,
                                                const std::vector<Variant>& variants) {
-  const std::int64_t n = std::max(o.contiguous_elements, o.matrix_edge * o.matrix_edge);
-  // Two sets of (a, b, out) per dtype: consecutive runs never find their inputs in L2.
-  struct Set {
-    DeviceMemory a, b, out;
-  };
-  Set sets[2][2];  // [dtype: f32, bf16][set]
-  const DType dtypes[2] = {DType::kFloat32, DType::kBFloat16};
-  for (int t = 0; t < 2; ++t)
-    for (int s = 0; s < 2; ++s) {
-      const std::size_t bytes = std::size_t(n) * dtype_size(dtypes[t]);
-      sets[t][s] = {device.allocate(bytes), device.allocate(bytes), device.allocate(bytes)};
-      fill_random(device, sets[t][s].a, dtypes[t], n, 11 + 4 * t + 2 * s);
-      fill_random(device, sets[t][s].b, dtypes[t], n, 12 + 4 * t + 2 * s);
-    }
   std::vector<BenchResult> results;
-  auto run = [&](const CaseSpec& c, BackendDevice& dev, const std::string& suffix) {
-    const int tin = c.in == DType::kFloat32 ? 0 : 1, tout = c.out == DType::kFloat32 ? 0 : 1;
-    Prepared pr[2];
-    for (int s = 0; s < 2; ++s)
-      pr[s] = prepare(c, o.contiguous_elements, o.matrix_edge, sets[tout][s].out, sets[tin][s].a,
-                      sets[tin][s].b);
-    auto launch = [&](int s) {
-      dev.launch({"elementwise", std::span<const KernelBuffer>(pr[s].buffers, pr[s].count),
-                  std::as_bytes(std::span<const abi::ElementwiseParams>(&pr[s].params, 1))});
-    };
-    for (int w = 0; w < o.warmup; ++w) launch(w % 2);
-    std::vector<double> ms;
-    for (int r = 0; r < o.runs; ++r) {
-      timer.begin(dev);
-      for (int j = 0; j < o.launches_per_run; ++j) launch((r + j) % 2);
-      ms.push_back(timer.end_ms(dev) / o.launches_per_run);
-    }
-    BenchResult res;
-    res.name = c.name + suffix;
-    res.shape = c.layout == Layout::kFlat
-                    ? std::to_string(o.contiguous_elements)
-                    : std::to_string(o.matrix_edge) + "x" + std::to_string(o.matrix_edge);
-    res.bytes = bytes_of(c, o.contiguous_elements, o.matrix_edge);
-    res.median_ms = median(ms);
-    res.gbps = res.bytes / (res.median_ms * 1e-3) / 1e9;
-    results.push_back(res);
-  };
-  for (const CaseSpec& c : kCases) run(c, device, "");
-  for (const Variant& v : variants)
+  // Runs the cases `wanted` on `dev`, timed by `dev_timer`, on buffers of `dev`'s own.
+  auto run_on = [&](BackendDevice& dev, KernelTimer& dev_timer, bool (*wanted)(const CaseSpec&),
+                    const std::string& suffix) {
+    std::int64_t n = 0;
+    bool with_bf16 = false;
     for (const CaseSpec& c : kCases)
-      if (c.layout != Layout::kFlat) run(c, *v.device, "[" + v.name + "]");
-  for (auto& t : sets)
-    for (Set& s : t) device.free(s.a), device.free(s.b), device.free(s.out);
+      if (wanted(c)) {
+        n = std::max(
+            n, c.layout == Layout::kFlat ? o.contiguous_elements : o.matrix_edge * o.matrix_edge);
+        with_bf16 = with_bf16 || c.in == DType::kBFloat16 || c.out == DType::kBFloat16;
+      }
+    const DeviceBuffers buffers(dev, n, with_bf16);
+    for (const CaseSpec& c : kCases) {
+      if (!wanted(c)) continue;
+      Prepared pr[2];
+      for (int s = 0; s < 2; ++s)
+        pr[s] = prepare(c, o.contiguous_elements, o.matrix_edge, buffers.set(c.out, s).out,
+                        buffers.set(c.in, s).a, buffers.set(c.in, s).b);
+      auto launch = [&](int s) {
+        dev.launch({nbx::KernelFamily::kElementwise,
+                    std::span<const KernelBuffer>(pr[s].buffers, pr[s].count),
+                    std::as_bytes(std::span<const abi::ElementwiseParams>(&pr[s].params, 1))});
+      };
+      for (int w = 0; w < o.warmup; ++w) launch(w % 2);
+      std::vector<double> ms;
+      for (int r = 0; r < o.runs; ++r) {
+        dev_timer.begin(dev);
+        for (int j = 0; j < o.launches_per_run; ++j) launch((r + j) % 2);
+        ms.push_back(dev_timer.end_ms(dev) / o.launches_per_run);
+      }
+      BenchResult res;
+      res.name = c.name + suffix;
+      res.shape = c.layout == Layout::kFlat
+                      ? std::to_string(o.contiguous_elements)
+                      : std::to_string(o.matrix_edge) + "x" + std::to_string(o.matrix_edge);
+      res.bytes = bytes_of(c, o.contiguous_elements, o.matrix_edge);
+      res.median_ms = median(ms);
+      res.gbps = res.bytes / (res.median_ms * 1e-3) / 1e9;
+      results.push_back(res);
+    }
+  };
+  run_on(device, timer, every_case, "");
+  // `device`'s buffers are freed by now: a variant allocates its own (f32 only) in their place.
+  for (const Variant& v : variants)
+    run_on(*v.device, v.timer ? *v.timer : timer, matrix_case, "[" + v.name + "]");
   return results;
 }
 

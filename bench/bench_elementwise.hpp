@@ -25,7 +25,8 @@ class KernelTimer {
 };
 std::unique_ptr<KernelTimer> host_clock_timer();
 // GPU timestamps through the Vulkan backend's "vk_timestamp" kernel (bench_timers.cpp);
-// Unavailable where the queue has none.
+// Unavailable where the queue has none. It times `device` only (its timestamp slots are that
+// device's memory): handed another device, it throws InvalidArgument.
 std::unique_ptr<KernelTimer> vulkan_timestamp_timer(BackendDevice& device);
 
 struct SuiteOptions {
@@ -45,10 +46,15 @@ struct BenchResult {
 };
 
 // Runs every case on `device`. `variants` are more devices (same GPU, other launcher
-// options) on which the broadcast and transposed cases run again, named "[variant]".
+// options) on which the broadcast and transposed cases run again, named "[variant]". Each
+// device launches only on buffers it allocated and filled itself (a BackendDevice refuses
+// another's memory), so a variant costs its own f32 buffers, made after `device`'s are freed.
 struct Variant {
   std::string name;
   BackendDevice* device;
+  // Times `device`'s runs; null: the suite's timer, which must then time any device it is
+  // handed (the host clock and CUDA events do; a Vulkan timestamp timer only its own).
+  KernelTimer* timer = nullptr;
 };
 std::vector<BenchResult> run_elementwise_suite(BackendDevice& device, const SuiteOptions& options,
                                                KernelTimer& timer,

@@ -42,10 +42,11 @@ std::vector<MatmulBenchResult> run_matmul_suite(const Device& device, const Matm
     ops::MatmulRequest request;
   };
   std::vector<Variant> variants;
-  if (bd.has_kernel("matmul.blas")) variants.push_back({"blas", ops::MatmulRequest::kBlas});
+  if (bd.offers(nbx::KernelFamily::kMatmul, nbx::abi::kMatmulVendorBlas))
+    variants.push_back({"blas", ops::MatmulRequest::kBlas});
   variants.push_back({"tiled", ops::MatmulRequest::kTiled});
   // Vulkan's cooperative-matrix kernel takes float16 only (the others are refused by name).
-  if (bd.has_kernel("matmul.coopmat"))
+  if (bd.offers(nbx::KernelFamily::kMatmul, nbx::abi::kMatmulCoopMatrix))
     variants.push_back({"coopmat", ops::MatmulRequest::kCoopMatrix});
   if (!o.variants.empty())
     std::erase_if(variants, [&](const Variant& v) {

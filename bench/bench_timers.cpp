@@ -28,8 +28,14 @@ class VulkanTimestampTimer final : public KernelTimer {
 
  private:
   void stamp(BackendDevice& device, std::int64_t slot) {
+    // The slots are device_'s memory; another device (one opened with other options for the
+    // same GPU) would refuse them, and its clock is not ours to compare with.
+    if (&device != &device_)
+      throw InvalidArgument("timer", "The Vulkan timestamp timer of " + device_.display_name() +
+                                         " was handed another device (" + device.display_name() +
+                                         "); make a timer for that device.");
     const KernelBuffer b[] = {{slots_, true}};
-    device.launch({"vk_timestamp", b, std::as_bytes(std::span(&slot, 1))});
+    device.launch({nbx::KernelFamily::kTimestamp, b, std::as_bytes(std::span(&slot, 1))});
   }
   BackendDevice& device_;
   DeviceMemory slots_;
@@ -39,7 +45,7 @@ class VulkanTimestampTimer final : public KernelTimer {
 }  // namespace
 
 std::unique_ptr<KernelTimer> vulkan_timestamp_timer(BackendDevice& device) {
-  if (!device.has_kernel("vk_timestamp"))
+  if (!device.offers(nbx::KernelFamily::kTimestamp))
     throw Unavailable(device.display_name(), "no timestamps",
                       device.display_name() + " has no GPU timestamps on its queue.");
   return std::make_unique<VulkanTimestampTimer>(device);

@@ -1,5 +1,7 @@
 // nbx-bench-gpu: the elementwise suite and the dispatch overhead on one device, as a table
-// and as JSON (compared with bench/torch_reference.py by bench/make_table.py); with
+// and as JSON (compared with bench/torch_reference.py by bench/make_table.py; on CUDA/HIP
+// the broadcast and transposed cases once more on devices opened with
+// NBX_GPU_ELEMENTWISE=generic and NBX_GPU_TILE=64, "…[generic]", "…[tile64]"); with
 // --suite wave1, the row-wise suite of op wave 1 (bench_rowops.hpp; compared with
 // bench/torch_wave1.py); on CUDA/HIP it runs once more on a device opened with
 // NBX_GPU_ROWS=general (cases named "…[general]").
@@ -16,8 +18,10 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/bench_elementwise.hpp"
@@ -34,13 +38,43 @@
 
 namespace {
 
+// Another BackendDevice on the same GPU, opened with `var`=`value` (the launcher reads its
+// options at open); the variable is put back as it was. Its memory is its own: nothing
+// allocated on one device may be launched on the other.
 std::unique_ptr<nbx::BackendDevice> open_variant(const std::string& backend, const char* var,
                                                  const char* value) {
+  const char* given = std::getenv(var);
+  const std::optional<std::string> saved = given ? std::optional<std::string>(given) : std::nullopt;
   setenv(var, value, 1);
   auto dev = nbx::backend_by_name(backend).open(0);
-  unsetenv(var);
+  if (saved)
+    setenv(var, saved->c_str(), 1);
+  else
+    unsetenv(var);
   return dev;
 }
+
+// The best timer for `device`: CUDA events, Vulkan GPU timestamps (these time `device`
+// only), else the host clock around synchronize() (`host_clock` says so: the suite then
+// amortises it over several launches per run).
+std::unique_ptr<nbx::bench::KernelTimer> make_timer(const std::string& backend,
+                                                    nbx::BackendDevice& device, bool& host_clock) {
+  host_clock = false;
+#if NBX_BENCH_CUDA_EVENTS
+  if (backend == "cuda") return nbx::bench::cuda_event_timer();
+#endif
+  if (backend == "vulkan" && device.offers(nbx::KernelFamily::kTimestamp))
+    return nbx::bench::vulkan_timestamp_timer(device);
+  host_clock = true;
+  return nbx::bench::host_clock_timer();
+}
+
+// A variant of the elementwise suite: the device, and a timer of its own, destroyed first.
+struct OpenVariant {
+  std::string name;
+  std::unique_ptr<nbx::BackendDevice> device;
+  std::unique_ptr<nbx::bench::KernelTimer> timer;
+};
 
 // The wave-1 suite: row-wise ops through the public API.
 int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool quick,
@@ -127,28 +161,33 @@ int main(int argc, char** argv) {
 #endif
       return 0;
     }
+    const std::string backend = device.id().backend;
     nbx::BackendDevice& bd = device.context().backend_device();
-    std::unique_ptr<nbx::bench::KernelTimer> timer;
+    bool host_clock = false;
+    const auto timer = make_timer(backend, bd, host_clock);
     nbx::bench::SuiteOptions options;
-#if NBX_BENCH_CUDA_EVENTS
-    if (device.id().backend == "cuda") timer = nbx::bench::cuda_event_timer();
-#endif
-    if (!timer && device.id().backend == "vulkan" && bd.has_kernel("vk_timestamp"))
-      timer = nbx::bench::vulkan_timestamp_timer(bd);
-    if (!timer) {
-      timer = nbx::bench::host_clock_timer();
-      options.launches_per_run = 10;
-    }
+    if (host_clock) options.launches_per_run = 10;
     if (suite == "wave1") return run_wave1(device, *timer, quick, json_path);
     if (suite == "matmul")
       return nbx::bench::run_matmul_main(device, *timer, quick, json_path, variants);
     if (quick) options.contiguous_elements = 1 << 22, options.matrix_edge = 2048;
-    // The same GPU with the launcher's other choices: generic kernel only, and the 64-wide
-    // tile that wavefront-64 AMD GPUs take.
-    auto generic = open_variant(device.id().backend, "NBX_GPU_ELEMENTWISE", "generic");
-    auto tile64 = open_variant(device.id().backend, "NBX_GPU_TILE", "64");
-    const auto results = nbx::bench::run_elementwise_suite(
-        bd, options, *timer, {{"generic", generic.get()}, {"tile64", tile64.get()}});
+    // CUDA/HIP: the same GPU with the launcher's other choices (kernels/gpu reads these at
+    // open; Vulkan and the host read neither, so there they would re-time the same kernels):
+    // generic kernel only, and the 64-wide tile that wavefront-64 AMD GPUs take. Each is a
+    // device of its own, with its own buffers and timer.
+    std::vector<OpenVariant> open_variants;
+    if (backend == "cuda" || backend == "hip")
+      for (auto [name, var, value] : {std::tuple{"generic", "NBX_GPU_ELEMENTWISE", "generic"},
+                                      std::tuple{"tile64", "NBX_GPU_TILE", "64"}}) {
+        OpenVariant v{name, open_variant(backend, var, value), nullptr};
+        bool unused = false;
+        v.timer = make_timer(backend, *v.device, unused);
+        open_variants.push_back(std::move(v));
+      }
+    std::vector<nbx::bench::Variant> suite_variants;
+    for (const OpenVariant& v : open_variants)
+      suite_variants.push_back({v.name, v.device.get(), v.timer.get()});
+    const auto results = nbx::bench::run_elementwise_suite(bd, options, *timer, suite_variants);
     auto dispatch = nbx::bench::measure_dispatch(device, 20000);
 #if NBX_BENCH_CUDA_EVENTS
     if (device.id().backend == "cuda")

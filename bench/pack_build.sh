@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Copies what a device run needs from a meson build folder into a small, stripped one that
 # travels to the lent H200 (`carry`): the CLI, libnbx, its yaml-cpp, the backend modules, the
-# GPU benchmark and the GPU/Vulkan test programs, in meson's layout.
+# GPU benchmark, the GPU/Vulkan test programs and the unit tests that run on every present
+# device, in meson's layout.
 #
 #   bench/pack_build.sh BUILD_DIR PACKED_DIR      (e.g. build-h200all build-h200final)
 set -eu
 src=$1 dst=$2
 rm -rf "$dst"
-mkdir -p "$dst/bench" "$dst/tests/gpu" "$dst/tests/vulkan"
-for f in nbx libnbx.so bench/nbx-bench-gpu tests/gpu/test_gpu_backend 'tests/vulkan/test_vk_*'; do
+mkdir -p "$dst/bench" "$dst/tests/gpu" "$dst/tests/vulkan" "$dst/tests/unit"
+for f in nbx libnbx.so bench/nbx-bench-gpu tests/gpu/test_gpu_backend 'tests/vulkan/test_vk_*' \
+  tests/unit/test_launch_validation tests/unit/test_explain_agrees; do
   for g in "$src"/$f; do
     [ -f "$g" ] && [ -x "$g" -o "${g%.so}" != "$g" ] || continue
     mkdir -p "$dst/$(dirname "${g#"$src"/}")"

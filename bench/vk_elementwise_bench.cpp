@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   }
   try {
     auto dev = nbx::backend_by_name("vulkan").open(index);
-    if (!dev->has_kernel("vk_timestamp"))
+    if (!dev->offers(nbx::KernelFamily::kTimestamp))
       throw nbx::Unavailable("vulkan", "no timestamps", "This Vulkan queue has no timestamps.");
     const double period_ns = std::stod(dev->properties().extra.at("timestamp_period_ns"));
     // Random non-zero float32 data, made once on the host; bf16 inputs are cast on the device.
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
         dev->copy_from_host(f32[set][k], 0, host.data() + (set * 2 + k) % 2, f32_bytes);
         const auto p = flat_params(to_bf16, n);
         const nbx::KernelBuffer b[2] = {{bf[set][k], true}, {f32[set][k], false}};
-        dev->launch({"elementwise", b, std::as_bytes(std::span(&p, 1))});
+        dev->launch({nbx::KernelFamily::kElementwise, b, std::as_bytes(std::span(&p, 1))});
       }
     }
     std::string json = "{\"device\": \"" + dev->display_name() +
@@ -160,9 +160,11 @@ int main(int argc, char** argv) {
       const nbx::KernelBuffer tb[1] = {{ts, true}};
       for (int r = 0; r < kWarmup + kRuns; ++r) {
         const std::int64_t slot0 = 2 * (r - kWarmup), slot1 = slot0 + 1;
-        if (r >= kWarmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot0, 1))});
+        if (r >= kWarmup)
+          dev->launch({nbx::KernelFamily::kTimestamp, tb, std::as_bytes(std::span(&slot0, 1))});
         issue(r);
-        if (r >= kWarmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot1, 1))});
+        if (r >= kWarmup)
+          dev->launch({nbx::KernelFamily::kTimestamp, tb, std::as_bytes(std::span(&slot1, 1))});
       }
       std::vector<std::uint64_t> t(2 * kRuns);
       dev->copy_to_host(t.data(), ts, 0, t.size() * 8);
@@ -194,8 +196,9 @@ int main(int argc, char** argv) {
       const nbx::KernelBuffer b[2] = {{out32, true}, {f32[0][0], false}};
       while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) {
         for (int r = 0; r < 50; ++r) {
-          if (dev->has_kernel("vk_copy_probe"))
-            dev->launch({"vk_copy_probe", b, {}});
+          if (dev->offers(nbx::KernelFamily::kCopyProbe))
+            dev->launch(
+                nbx::kernel_launch(nbx::abi::CopyProbeParams{std::int64_t(f32_bytes / 16)}, b));
           else
             dev->copy_on_device(out32, 0, f32[0][0], 0, f32_bytes);
         }
@@ -210,12 +213,12 @@ int main(int argc, char** argv) {
       check_copy(*dev, out32, f32[kLastSet][0], n);
       report("copy_buffer_f32", 2.0 * double(f32_bytes), med);
     }
-    if (dev->has_kernel("vk_copy_probe")) {
+    if (dev->offers(nbx::KernelFamily::kCopyProbe)) {
       // Poisoned first (other data), so the check below sees what the probe wrote.
       dev->copy_on_device(out32, 0, f32[0][1], 0, f32_bytes);
       const double med = median_ms([&](int r) {
         const nbx::KernelBuffer b[2] = {{out32, true}, {f32[r % 2][0], false}};
-        dev->launch({"vk_copy_probe", b, {}});
+        dev->launch(nbx::kernel_launch(nbx::abi::CopyProbeParams{std::int64_t(f32_bytes / 16)}, b));
       });
       check_copy(*dev, out32, f32[kLastSet][0], n);
       report("copy_shader_f32", 2.0 * double(f32_bytes), med);
@@ -233,7 +236,7 @@ int main(int argc, char** argv) {
       const double med = median_ms([&](int r) {
         auto& in = in32 ? f32[r % 2] : bf[r % 2];
         const nbx::KernelBuffer b[3] = {{out, true}, {in[0], false}, {in[1], false}};
-        dev->launch({"elementwise", std::span(b, std::size_t(1 + c.arity)),
+        dev->launch({nbx::KernelFamily::kElementwise, std::span(b, std::size_t(1 + c.arity)),
                      std::as_bytes(std::span(&p, 1))});
       });
       const double bytes =

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   }
   try {
     auto dev = nbx::backend_by_name("vulkan").open(index);
-    if (!dev->has_kernel("vk_timestamp"))
+    if (!dev->offers(nbx::KernelFamily::kTimestamp))
       throw nbx::Unavailable("vulkan", "no timestamps", "This Vulkan queue has no timestamps.");
     const auto& extra = dev->properties().extra;
     const double period_ns = std::stod(extra.at("timestamp_period_ns"));
@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
         p.a_col_stride = p.b_col_stride = p.out_col_stride = 1;
         p.alpha = 1;
         const nbx::KernelBuffer bufs[3] = {{dout, true}, {da, false}, {db, false}};
-        const nbx::KernelLaunch launch{"matmul", bufs, std::as_bytes(std::span(&p, 1))};
+        const nbx::KernelLaunch launch{nbx::KernelFamily::kMatmul, bufs,
+                                       std::as_bytes(std::span(&p, 1))};
         if (!warmed) {  // the GPU idled while the host made data: raise its clocks first
           const auto start = std::chrono::steady_clock::now();
           while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) {
@@ -160,9 +161,11 @@ int main(int argc, char** argv) {
         const nbx::KernelBuffer tb[1] = {{ts, true}};
         for (int r = 0; r < kWarmup + kRuns; ++r) {
           const std::int64_t slot0 = 2 * (r - kWarmup), slot1 = slot0 + 1;
-          if (r >= kWarmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot0, 1))});
+          if (r >= kWarmup)
+            dev->launch({nbx::KernelFamily::kTimestamp, tb, std::as_bytes(std::span(&slot0, 1))});
           dev->launch(launch);
-          if (r >= kWarmup) dev->launch({"vk_timestamp", tb, std::as_bytes(std::span(&slot1, 1))});
+          if (r >= kWarmup)
+            dev->launch({nbx::KernelFamily::kTimestamp, tb, std::as_bytes(std::span(&slot1, 1))});
         }
         std::vector<std::uint64_t> t(2 * kRuns);
         dev->copy_to_host(t.data(), ts, 0, t.size() * 8);

@@ -25,7 +25,7 @@ struct BenchOptions {
 
 std::unique_ptr<bench::KernelTimer> timer_for(const Device& device) {
   BackendDevice& bd = device.context().backend_device();
-  if (device.id().backend == "vulkan" && bd.has_kernel("vk_timestamp"))
+  if (device.id().backend == "vulkan" && bd.offers(nbx::KernelFamily::kTimestamp))
     return bench::vulkan_timestamp_timer(bd);
   return bench::host_clock_timer();
 }

@@ -1,8 +1,10 @@
-// `nbx explain OP --dtype D[,D…] --shape S[;S…] [--device DEV | --arch A] [--overlay F] [--json]`
-// prints the decision an op's wrapper takes on a device (present or not), without running.
+// `nbx explain OP --dtype D[,D…] --shape S[;S…] [--device DEV | --arch A] [--overlay F]
+// [--groups G] [--json]` prints the decision an op's wrapper takes on a device (present or
+// not), without running; `nbx explain --list [--json]` lists every op it knows.
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "cli/cli_main_commands.hpp"
@@ -10,13 +12,16 @@
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/ops/explain.hpp"
+#include "core/ops/op_catalog.hpp"
 
 namespace nbx::cli {
 namespace {
 
 struct ExplainOptions {
   std::string op, dtypes, shapes, device, arch, overlay;
+  std::int64_t groups = 1;
   bool json = false;
+  bool list = false;
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -43,7 +48,7 @@ Shape parse_shape(std::string text) {
 }
 
 void print_text(const ops::OpExplanation& e) {
-  std::cout << "explain " << e.op << " on " << e.device << "\n";
+  std::cout << "explain " << e.op << " (" << e.family << ") on " << e.device << "\n";
   std::cout << "  inputs    ";
   for (std::size_t i = 0; i < e.inputs.size(); ++i) std::cout << (i ? "; " : "") << e.inputs[i];
   std::cout << "\n";
@@ -63,6 +68,7 @@ void print_text(const ops::OpExplanation& e) {
 void print_json(const ops::OpExplanation& e) {
   nlohmann::json j;
   j["op"] = e.op;
+  j["family"] = e.family;
   j["device"] = e.device;
   j["inputs"] = e.inputs;
   j["refused"] = e.refused;
@@ -82,7 +88,61 @@ void print_json(const ops::OpExplanation& e) {
   std::cout << j.dump(2) << "\n";
 }
 
+std::string dtype_list(const std::vector<DType>& dtypes) {
+  std::string text;
+  for (DType t : dtypes) text += (text.empty() ? "" : ",") + std::string(dtype_name(t));
+  return text;
+}
+
+// "4,1000;1000": the --shape argument that gives these shapes.
+std::string shape_list(const std::vector<Shape>& shapes) {
+  std::string text;
+  for (const Shape& s : shapes) {
+    if (!text.empty()) text += ";";
+    std::string dims;
+    for (std::int64_t d : s) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    text += dims.empty() ? "[]" : dims;
+  }
+  return text;
+}
+
+void print_list(bool json) {
+  const std::span<const ops::OpEntry> ops = ops::op_catalog();
+  if (json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const ops::OpEntry& e : ops)
+      j.push_back(
+          {{"op", e.name},
+           {"family", e.family},
+           {"table_op", e.table_op},
+           {"code", e.code},
+           {"operands", e.operands},
+           {"optional_operands", e.optional_operands},
+           {"operand_names", e.operand_names},
+           {"example",
+            {{"dtype", dtype_list(e.example_dtypes)}, {"shape", shape_list(e.example_shapes)}}}});
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << ops.size()
+            << " ops; each line: op, kernel family (table op), operands, and an "
+               "example.\n";
+  for (const ops::OpEntry& e : ops) {
+    std::string family = e.family + (e.table_op == e.name ? "" : " (" + e.table_op + ")");
+    std::cout << "  " << e.name << std::string(e.name.size() < 22 ? 22 - e.name.size() : 1, ' ')
+              << family << std::string(family.size() < 28 ? 28 - family.size() : 1, ' ')
+              << e.operand_names << "\n"
+              << std::string(24, ' ') << "nbx explain " << e.name << " --dtype "
+              << dtype_list(e.example_dtypes) << " --shape '" << shape_list(e.example_shapes)
+              << "'\n";
+  }
+}
+
 void run_explain(const ExplainOptions& o) {
+  if (o.list) return print_list(o.json);
+  if (o.op.empty() || o.dtypes.empty())
+    throw InvalidArgument("explain",
+                          "explain: give an op and its --dtype (or --list to see the ops).");
   std::vector<DType> dtypes;
   for (const std::string& d : split(o.dtypes, ',')) dtypes.push_back(parse_dtype(d));
   std::vector<Shape> shapes;
@@ -105,9 +165,9 @@ void run_explain(const ExplainOptions& o) {
     id = dev.str();
     name = o.overlay.empty() ? dev.display_name() : caps.device;
   }
-  const ops::OpExplanation e =
-      ops::explain(o.op, dtypes, shapes,
-                   {caps, id, name, present ? &present->context().backend_device() : nullptr});
+  const ops::OpExplanation e = ops::explain(
+      o.op, dtypes, shapes,
+      {caps, id, name, present ? &present->context().backend_device() : nullptr}, {o.groups});
   o.json ? print_json(e) : print_text(e);
 }
 
@@ -118,15 +178,16 @@ void register_explain_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("explain",
                                  "Show the decision an op takes on a device (dtypes, "
                                  "widening, kernel variant, tiles) without running it.");
-  cmd->add_option("op", o.op, "The op (add, div, softmax, sum, matmul, …).")->required();
-  cmd->add_option("--dtype", o.dtypes, "Operand dtypes, comma-separated (int32,int32).")
-      ->required();
+  cmd->add_option("op", o.op, "The op (add, div, cumsum, group_norm, addmm, …; --list).");
+  cmd->add_option("--dtype", o.dtypes, "Operand dtypes, comma-separated (int32,int32).");
   cmd->add_option("--shape", o.shapes,
                   "Operand shapes, ';'-separated (4096,4096;4096); one serves all.");
   cmd->add_option("--device", o.device, "A present device (cuda:0, vulkan:0, host).");
   cmd->add_option("--arch", o.arch,
                   "An architecture by device file (nvidia/sm_70, amd/gfx90a, a .yml).");
   cmd->add_option("--overlay", o.overlay, "A device-file overlay restricting the capabilities.");
+  cmd->add_option("--groups", o.groups, "group_norm's num_groups (default 1).");
+  cmd->add_flag("--list", o.list, "List every op explain knows, with an example call.");
   cmd->add_flag("--json", o.json, "Machine-readable output.");
   cmd->callback([] { run_explain(o); });
 }

@@ -88,17 +88,57 @@ void BackendDevice::synchronize() {
   synchronize_impl();
 }
 
+bool BackendDevice::offers(KernelFamily family, int variant) const {
+  return static_cast<std::size_t>(family) < kKernelFamilyCount && variant >= 0 && variant < 32 &&
+         offers_impl(family, variant);
+}
+
 void BackendDevice::launch(const KernelLaunch& launch) {
-  if (!has_kernel_impl(launch.kernel))
-    throw Unsupported(std::string(launch.kernel), id_.str(), "kernel:" + std::string(launch.kernel),
-                      "The " + std::string(launch.kernel) + " kernel is not available on " +
-                          display_name() + ".");
+  if (static_cast<std::size_t>(launch.family) >= kKernelFamilyCount)
+    throw InvalidArgument("launch", "launch on " + display_name() + ": family code " +
+                                        std::to_string(static_cast<int>(launch.family)) +
+                                        " is not a kernel family.");
+  const FamilySpec& spec = family_spec(launch.family);
+  const std::string_view family = spec.name;
+  if (launch.params.size() != spec.param_bytes)
+    throw InvalidArgument(std::string(family),
+                          std::string(family) + " launch on " + display_name() +
+                              ": the parameter block has " + std::to_string(launch.params.size()) +
+                              " bytes; the family's has " + std::to_string(spec.param_bytes) + ".");
+  const std::byte* params = launch.params.data();
+  const LaunchCheck check(launch.family, spec.op_of(params), this);
+  if (launch.buffers.size() > spec.buffers.size())
+    check.fail(std::to_string(launch.buffers.size()) + " buffers bound; the family binds at most " +
+               std::to_string(spec.buffers.size()));
+  for (std::size_t k = 0; k < launch.buffers.size(); ++k)
+    if (launch.buffers[k].memory && launch.buffers[k].written != spec.buffers[k].written)
+      check.fail("buffer " + std::to_string(k) + " (" + std::string(spec.buffers[k].name) +
+                 ") is marked " + (launch.buffers[k].written ? "written" : "read-only") +
+                 "; the family " + (spec.buffers[k].written ? "writes" : "only reads") + " it");
+  spec.validate(params, launch.buffers, check);
+  const int variant = spec.variant_of(params);
+  const std::string refusal =
+      spec.variant_refusal(variant, params, properties_.subgroup_size.value_or(32));
+  if (!refusal.empty())
+    check.fail("the " + variant_name(launch.family, variant) + " variant does not serve it (" +
+               refusal + ")");
+  if (!offers(launch.family, variant)) {
+    const std::string name = variant_name(launch.family, variant);
+    throw Unsupported(check.op_name(), id_.str(), name,
+                      check.op_name() + " on " + display_name() + ": this device does not offer " +
+                          name + "; refused.");
+  }
   {
     std::lock_guard<std::mutex> lock(owned_mutex_);  // once per launch, not per buffer
-    for (const KernelBuffer& b : launch.buffers) check_owned(launch.kernel, b.memory);
+    for (const KernelBuffer& b : launch.buffers) check_owned(family, b.memory);
   }
   ++launches_;
-  launch_impl(launch);
+  const int ran = launch_impl(launch);
+  last_launch_ = {launch.family, ran};
+  if (ran != variant)
+    throw Internal(check.op_name() + " on " + display_name() + ": the backend ran " +
+                   variant_name(launch.family, ran) + " where the launch asked for " +
+                   variant_name(launch.family, variant) + ".");
 }
 
 }  // namespace nbx

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "core/device_id.hpp"
+#include "core/families/kernel_family.hpp"
+#include "core/kernel_buffer.hpp"
 
 namespace nbx {
 
@@ -58,27 +60,24 @@ struct DeviceProperties {
   std::map<std::string, std::string> extra;
 };
 
-// Raw device memory as a backend hands it out. `handle` is backend-defined (a device
-// pointer on CUDA/HIP/host, a sub-allocation record on Vulkan); `bytes` is the size given.
-struct DeviceMemory {
-  void* handle = nullptr;
-  std::size_t bytes = 0;
-  explicit operator bool() const { return handle != nullptr; }
-};
-
-// One buffer bound to a kernel launch: the whole allocation. Element offsets of views
-// travel in the parameter block, so no backend has to honour sub-buffer alignment rules.
-struct KernelBuffer {
-  DeviceMemory memory;
-  bool written = false;  // the kernel writes it (barriers, hazard tracking)
-};
-
-// A named kernel launch: the kernel family name ("elementwise", "cast", …), its buffers
-// in the order the family defines, and the family's POD parameter block (kernel_abi.hpp).
+// A kernel launch: its family, its buffers in the order the family defines
+// (core/families/<family>_family.cpp lists their roles), and the family's POD parameter
+// block (kernel_abi.hpp). Build it with kernel_launch(params, buffers).
 struct KernelLaunch {
-  std::string_view kernel;
+  KernelFamily family = KernelFamily::kElementwise;
   std::span<const KernelBuffer> buffers;
   std::span<const std::byte> params;
+};
+
+template <class Params>
+KernelLaunch kernel_launch(const Params& params, std::span<const KernelBuffer> buffers) {
+  return {FamilyOf<Params>::value, buffers, std::as_bytes(std::span(&params, 1))};
+}
+
+// What the last launch ran: its family and the variant the backend launched.
+struct LaunchRecord {
+  KernelFamily family = KernelFamily::kElementwise;
+  int variant = -1;  // -1 before the first launch
 };
 
 struct MemoryInfo {
@@ -119,10 +118,16 @@ class BackendDevice {
   // a kernel recorded (DeviceFault) and any lost device (DeviceLost).
   void synchronize();
 
-  // Throws Unsupported (naming the kernel) when the backend has no such kernel; throws
-  // InvalidArgument when the parameter block has the wrong size for the family.
+  // Validates the launch through its family (core/families: parameter-block size, every
+  // count, dtype, offset and stride, each view against its buffer, overflow-checked) and
+  // throws InvalidArgument naming the op and the device when it breaks the ABI; throws
+  // Unsupported naming "<family>.<variant>" when this device does not offer the variant the
+  // block asks for. Then the backend runs exactly that variant: it never substitutes one.
   void launch(const KernelLaunch& launch);
-  bool has_kernel(std::string_view kernel) const { return has_kernel_impl(kernel); }
+  // Whether this device runs `variant` of `family` (a cheap, constant answer per device).
+  bool offers(KernelFamily family, int variant = 0) const;
+  // The family and variant of the last launch (tests compare it with `nbx explain`).
+  LaunchRecord last_launch() const { return last_launch_; }
 
   std::uint64_t launches() const { return launches_; }
 
@@ -141,8 +146,10 @@ class BackendDevice {
   virtual void copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                                    std::size_t src_offset, std::size_t bytes) = 0;
   virtual void synchronize_impl() = 0;
-  virtual void launch_impl(const KernelLaunch& launch) = 0;
-  virtual bool has_kernel_impl(std::string_view kernel) const = 0;
+  // Runs a launch that passed validation and whose variant offers() granted; returns the
+  // variant it ran, which must be the one the parameter block asks for.
+  virtual int launch_impl(const KernelLaunch& launch) = 0;
+  virtual bool offers_impl(KernelFamily family, int variant) const = 0;
 
   // Throws InvalidArgument unless each non-empty memory is a live allocation of this device
   // of at least memory.bytes bytes; check_owned expects owned_mutex_ held.
@@ -152,6 +159,7 @@ class BackendDevice {
   DeviceId id_;
   DeviceProperties properties_;
   std::uint64_t launches_ = 0;
+  LaunchRecord last_launch_;
   mutable std::mutex owned_mutex_;
   std::unordered_map<const void*, std::size_t> owned_;  // live allocations: handle → bytes
 };

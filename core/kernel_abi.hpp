@@ -8,9 +8,18 @@
 
 namespace nbx::abi {
 
-inline constexpr int kAbiVersion = 1;
+inline constexpr int kAbiVersion = 2;
 inline constexpr int kMaxDims = 8;  // equals nbx::kMaxDims
 inline constexpr int kMaxElementwiseInputs = 3;
+
+// The kernel families' numeric ids (nbx::KernelFamily has the same values): the order of
+// core/families/family_list.inc.
+enum FamilyCode : std::int32_t {
+#define NBX_KERNEL_FAMILY(kId, id, Params) kFamily_##id,
+#include "core/families/family_list.inc"
+#undef NBX_KERNEL_FAMILY
+  kFamilyCount
+};
 
 enum ElementwiseOp : std::int32_t {
 #define NBX_ELEMENTWISE_OP(name, code, arity) kOp_##name = code,
@@ -76,6 +85,10 @@ enum ReduceOp : std::int32_t {
 // (float32 for half types, int64 for integer sums, the input dtype otherwise);
 // `row_tile` is the number of threads/lanes cooperating on one row, already clamped to the
 // device's reduce.tile_max and max_threads_per_block.
+enum ReduceVariant : std::int32_t {
+  kReduceGeneral = 0,  // lane groups per row through strides, any view
+  kReduceRows = 1,     // contiguous rows folded a vector at a time (CUDA/HIP reduce_rows_fast)
+};
 struct ReduceParams {
   std::int32_t op;  // ReduceOp
   std::int32_t accumulate_dtype;
@@ -84,7 +97,7 @@ struct ReduceParams {
   std::int32_t out_ndim;
   std::int32_t red_ndim;
   std::int32_t row_tile;
-  std::int32_t reserved;
+  std::int32_t variant;  // ReduceVariant, chosen by the wrapper
   std::int64_t rows;     // numel of the output
   std::int64_t row_len;  // elements reduced into each output
   std::int64_t out_sizes[kMaxDims];
@@ -101,7 +114,8 @@ struct ReduceParams {
 
 // The device-side fault channel: one record per device. A kernel that finds bad input
 // (an out-of-range index, an integer division by zero) writes the first fault here,
-// touches no memory out of range, and carries on; synchronize() turns it into DeviceFault.
+// touches no memory out of range, and carries on; synchronize() turns it into DeviceFault,
+// decoded by the family that wrote it (core/families: each family's fault decoder).
 enum FaultCode : std::int32_t {
   kFaultNone = 0,
   kFaultIndexOutOfRange = 1,
@@ -109,11 +123,16 @@ enum FaultCode : std::int32_t {
 };
 struct FaultRecord {
   std::int32_t code;  // FaultCode
-  std::int32_t op;    // an ElementwiseOp, or a code >= 1000 naming an index-kernel op
+  std::int32_t op;    // fault_op(family, op code): which family and which of its ops
   std::int64_t index;
   std::int64_t bound;
   std::int64_t position;
 };
+// The record's op field: the family in the high 16 bits, the family's op code below. The
+// elementwise family is 0, so its kernels may write their plain op code.
+constexpr std::int32_t fault_op(std::int32_t family, std::int32_t op) {
+  return (family << 16) | (op & 0xffff);
+}
 
 }  // namespace nbx::abi
 

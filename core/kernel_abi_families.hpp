@@ -1,6 +1,7 @@
-// Parameter blocks of the kernel families of op wave 1 beyond elementwise and reduce:
-// "softmax", "norm", "scan", "matmul", "fill". Same rules as kernel_abi.hpp (included
-// from there): fixed-width PODs, element offsets and strides in elements, 64-bit indices.
+// Parameter blocks of the kernel families beyond elementwise and reduce: softmax, norm,
+// scan, matmul, fill, and the two diagnostic families timestamp and copy_probe. Same rules as
+// kernel_abi.hpp (included from there): fixed-width PODs, element offsets and strides in elements,
+// 64-bit indices.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,21 @@ enum SoftmaxOp : std::int32_t { kSoftmax_softmax = 0, kSoftmax_log_softmax = 1 }
 enum SoftmaxVariant : std::int32_t {
   kSoftmaxOnePass = 0,  // the row fits in shared memory: read once
   kSoftmaxLooped = 1,   // online max/sum over the row, then a second pass to write
+  kSoftmaxRows = 2,     // contiguous rows (CUDA/HIP softmax_rows_fast): in registers up to
+                        // kSoftmaxRowsMaxGroup × 8 vectors, a 1024-thread block per longer row
 };
+// What every backend's kernels of this family keep within, so the wrapper's one-pass choice
+// holds on each: at most kSoftmaxMaxThreads threads per block and kSoftmaxScratchPerThread
+// bytes of shared scratch each besides the row cache, and a row cache within
+// min(shared_memory.per_block, kSoftmaxSharedCap) less that scratch.
+inline constexpr int kSoftmaxMaxThreads = 256;
+inline constexpr int kSoftmaxScratchPerThread = 32;
+inline constexpr std::int64_t kSoftmaxSharedCap = 48 * 1024;  // CUDA/HIP without opt-in
+// The rows variant's register kernel: groups of up to 512 threads of 8 16-byte vectors; a row
+// longer than that takes one 1024-thread block, so the variant needs row_tile >= 1024 there.
+inline constexpr int kSoftmaxRowsMaxGroup = 512;
+inline constexpr int kSoftmaxRowsMaxVecs = 8;
+inline constexpr int kSoftmaxRowsLoopBlock = 1024;
 // Buffers: [0] out, [1] in, [2] mask (bool, true = excluded) when has_mask.
 // y = softmax(scale * x) over each row with masked elements excluded; a fully masked row
 // gives zeros (softmax) or -inf (log_softmax).
@@ -41,6 +56,10 @@ struct SoftmaxParams {
 };
 
 // ---- "norm": statistics over rows of a contiguous input ----
+enum NormVariant : std::int32_t {
+  kNormGeneral = 0,  // lane groups per row, any op
+  kNormRows = 1,     // layer/rms norm rows held in registers (CUDA/HIP norm_rows_fast)
+};
 enum NormOp : std::int32_t {
   kNorm_layer_norm = 0,  // rows = numel / row_len; weight/bias index = position in row
   kNorm_rms_norm = 1,
@@ -59,6 +78,8 @@ struct NormParams {
   std::int32_t has_bias;
   std::int32_t row_tile;
   std::int32_t param_dtype;  // dtype of weight, bias and running statistics
+  std::int32_t variant;      // NormVariant, chosen by the wrapper
+  std::int32_t reserved;
   std::int64_t rows;
   std::int64_t row_len;
   std::int64_t channels;
@@ -74,6 +95,12 @@ enum ScanOp : std::int32_t {
   kScan_cummax = 2,
   kScan_cummin = 3
 };
+enum ScanVariant : std::int32_t {
+  // One variant for now: the CUDA/HIP launcher still picks lanes per row, a block per row or
+  // chunks of a few long rows from the row count and the SM count (kernels/gpu/scan_kernels.cu
+  // plan_scan) — the next plan step to move into core/ops.
+  kScanGeneral = 0,
+};
 // Buffers: [0] out, [1] in, [2] indices (int64; cummax/cummin only).
 struct ScanParams {
   std::int32_t op;
@@ -81,7 +108,7 @@ struct ScanParams {
   std::int32_t out_dtype;
   std::int32_t accumulate_dtype;
   std::int32_t outer_ndim;
-  std::int32_t reserved;
+  std::int32_t variant;  // ScanVariant
   std::int64_t rows;
   std::int64_t row_len;
   std::int64_t outer_sizes[kMaxDims];
@@ -155,6 +182,19 @@ struct FillParams {
   ScalarValue step;
   ScalarValue end;
   std::int64_t diagonal;
+};
+
+// ---- "timestamp" (diagnostic): the device clock into a uint64 slot ----
+// Buffers: [0] a uint64 array. Written once every command issued before it has finished;
+// ticks, converted by DeviceProperties::extra["timestamp_period_ns"]. Vulkan only.
+struct TimestampParams {
+  std::int64_t slot;
+};
+
+// ---- "copy_probe" (diagnostic): the plain copy shader benchmarks compare kernels with ----
+// Buffers: [0] destination, [1] source; copies `words` 16-byte words. Vulkan only.
+struct CopyProbeParams {
+  std::int64_t words;
 };
 
 }  // namespace nbx::abi

@@ -339,7 +339,7 @@ ElementwiseLaunchResult launch_matmul_vendor_blas(const abi::MatmulParams& p,
         "matmul", device.name, "matmul.blas",
         "matmul on " + device.name + ": the vendor BLAS is " + lt_api().status + "; refused.");
   if (p.variant != abi::kMatmulVendorBlas) reject("the parameter block asks for another variant");
-  if (!validate_matmul(p, buffers, num_buffers)) return {};
+  if (!matmul_has_work(p)) return {};
   const Types t = types_of(p);
   // k = 0: the product is empty and out = beta * addend (or 0).
   if (p.k == 0) return launch_matmul_addend(p, buffers, num_buffers, p.beta, stream);

@@ -9,11 +9,13 @@
 // gpu_device_impl.hpp.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/families/backend_variants.hpp"
 #include "core/kernel_abi.hpp"
 #include "kernels/gpu/elementwise_batch.hpp"
 #include "kernels/gpu/elementwise_launch.hpp"
@@ -41,8 +43,41 @@ class GpuDevice final : public BackendDevice {
   void copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                            std::size_t src_offset, std::size_t bytes) override;
   void synchronize_impl() override;
-  void launch_impl(const KernelLaunch& launch) override;
-  bool has_kernel_impl(std::string_view kernel) const override;
+  int launch_impl(const KernelLaunch& launch) override;
+  bool offers_impl(KernelFamily family, int variant) const override;
+
+  // One launcher per family, in family order (kLaunchers): each reads its parameter block
+  // and calls its kernels/gpu launcher.
+  using Launcher = gpu::ElementwiseLaunchResult (GpuDevice::*)(const KernelLaunch&,
+                                                               const gpu::BoundBuffer*, int);
+  gpu::ElementwiseLaunchResult launch_elementwise(const KernelLaunch&, const gpu::BoundBuffer*,
+                                                  int);
+  gpu::ElementwiseLaunchResult launch_reduce(const KernelLaunch&, const gpu::BoundBuffer*, int);
+  gpu::ElementwiseLaunchResult launch_softmax(const KernelLaunch&, const gpu::BoundBuffer*, int);
+  gpu::ElementwiseLaunchResult launch_norm(const KernelLaunch&, const gpu::BoundBuffer*, int);
+  gpu::ElementwiseLaunchResult launch_scan(const KernelLaunch&, const gpu::BoundBuffer*, int);
+  gpu::ElementwiseLaunchResult launch_matmul(const KernelLaunch&, const gpu::BoundBuffer*, int);
+  gpu::ElementwiseLaunchResult launch_fill(const KernelLaunch&, const gpu::BoundBuffer*, int);
+  // The variants each runs (backend_variants.hpp); offers_impl narrows them at run time:
+  // the vendor BLAS needs cuBLASLt loaded, NBX_GPU_ROWS picks the row kernels.
+  static constexpr std::array<FamilyEntry<Launcher>, kKernelFamilyCount> kLaunchers = {{
+      {KernelFamily::kElementwise, &GpuDevice::launch_elementwise,
+       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kElementwise)},
+      {KernelFamily::kReduce, &GpuDevice::launch_reduce,
+       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kReduce)},
+      {KernelFamily::kSoftmax, &GpuDevice::launch_softmax,
+       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kSoftmax)},
+      {KernelFamily::kNorm, &GpuDevice::launch_norm,
+       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kNorm)},
+      {KernelFamily::kScan, &GpuDevice::launch_scan,
+       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kScan)},
+      {KernelFamily::kMatmul, &GpuDevice::launch_matmul,
+       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kMatmul)},
+      {KernelFamily::kFill, &GpuDevice::launch_fill,
+       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kFill)},
+      {KernelFamily::kTimestamp, nullptr, 0},  // benchmarks time CUDA/HIP with events
+      {KernelFamily::kCopyProbe, nullptr, 0},  // copy_on_device is the runtime's own copy
+  }};
 
   // Throws the translated error when `e` is not success. `call` is the runtime call
   // without its prefix ("Malloc"): messages name it as the runtime does ("cudaMalloc").

@@ -206,16 +206,7 @@ void GpuDevice<Rt>::raise_recorded_fault() {
   if (f->code == abi::kFaultNone) return;
   const abi::FaultRecord r{f->code, f->op, f->index, f->bound, f->position};
   std::memset(fault_host_, 0, sizeof(abi::FaultRecord));
-  const std::string op = gpu::elementwise_op_name(r.op);
-  if (r.code == abi::kFaultIntegerDivisionByZero)
-    throw DeviceFault(op, id().str(), r.index, r.bound, r.position,
-                      op + " on " + name_ + ": integer division by zero at position " +
-                          std::to_string(r.position) + " (dividend " + std::to_string(r.index) +
-                          ").");
-  throw DeviceFault(op, id().str(), r.index, r.bound, r.position,
-                    op + " on " + name_ + ": index " + std::to_string(r.index) +
-                        " is out of range [0, " + std::to_string(r.bound) + ") at position " +
-                        std::to_string(r.position) + ".");
+  throw fault_error(r, id().str(), name_);
 }
 
 template <class Rt>
@@ -225,70 +216,99 @@ void GpuDevice<Rt>::flush_batch() {
   if (r.error != 0) Rt::fail(static_cast<Error>(r.error), r.call, name_);
 }
 
-template <class Rt>
-bool GpuDevice<Rt>::has_kernel_impl(std::string_view kernel) const {
-  if (kernel == "matmul") return true;  // the tiled kernel; "matmul.blas" when cuBLASLt loaded
-  if (kernel == "matmul.blas") return gpu::vendor_blas_available();
-  return kernel == "elementwise" || kernel == "fill" || kernel == "reduce" || kernel == "softmax" ||
-         kernel == "norm" || kernel == "scan";
-}
-
-// The family's parameter block, copied out of the launch (whose bytes need not be aligned).
+// The family's parameter block, copied out of the launch (whose bytes need not be aligned);
+// BackendDevice::launch has checked its size and contents.
 template <class Params>
-Params read_params(const KernelLaunch& launch, const std::string& device) {
-  const std::string family(launch.kernel);
-  if (launch.params.size() != sizeof(Params))
-    throw InvalidArgument(family, family + " on " + device + ": the parameter block has " +
-                                      std::to_string(launch.params.size()) +
-                                      " bytes; the kernel expects " +
-                                      std::to_string(sizeof(Params)) + ".");
+Params read_params(const KernelLaunch& launch) {
   Params p;
   std::memcpy(&p, launch.params.data(), sizeof p);
   return p;
 }
 
 template <class Rt>
-void GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
+bool GpuDevice<Rt>::offers_impl(KernelFamily family, int variant) const {
+  const auto& entry = kLaunchers[static_cast<std::size_t>(family)];
+  if (entry.launch == nullptr || (entry.variants & variant_bit(variant)) == 0) return false;
+  // cuBLASLt is dlopen'ed when the device opens: offered only where it loaded.
+  if (family == KernelFamily::kMatmul && variant == abi::kMatmulVendorBlas)
+    return gpu::vendor_blas_available();
+  // NBX_GPU_ROWS: general offers only the general kernels of the row families, fast-only
+  // only their contiguous-row kernels (tests: a passing case proves those ran).
+  const bool rows_variant = (family == KernelFamily::kReduce && variant == abi::kReduceRows) ||
+                            (family == KernelFamily::kSoftmax && variant == abi::kSoftmaxRows) ||
+                            (family == KernelFamily::kNorm && variant == abi::kNormRows);
+  const bool row_family = family == KernelFamily::kReduce || family == KernelFamily::kSoftmax ||
+                          family == KernelFamily::kNorm;
+  if (rows_variant) return options_.rows_fast != 0;
+  if (row_family && options_.rows_fast == 2) return false;
+  return true;
+}
+
+template <class Rt>
+int GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
+  static_assert(covers_every_family(kLaunchers));  // every family, in order
   // The norm family binds the most buffers: out, in, weight, bias and two statistics.
   constexpr int kMaxBuffers = 6;
   gpu::BoundBuffer buffers[kMaxBuffers];
-  const int n = static_cast<int>(launch.buffers.size());
-  if (n > kMaxBuffers || (launch.kernel == "elementwise" && n > 1 + abi::kMaxElementwiseInputs))
-    throw InvalidArgument(std::string(launch.kernel),
-                          std::string(launch.kernel) + " on " + name_ + ": " + std::to_string(n) +
-                              " buffers bound; more than the kernel reads.");
+  const int n = static_cast<int>(launch.buffers.size());  // ≤ the family's roles (validated)
   for (int k = 0; k < n; ++k)
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();
-  gpu::ElementwiseLaunchResult r;
-  if (launch.kernel != "elementwise") flush_batch();
-  if (launch.kernel == "reduce") {
-    r = gpu::launch_reduce(read_params<abi::ReduceParams>(launch, name_), buffers, n, options_,
-                           stream_);
-  } else if (launch.kernel == "softmax") {
-    r = gpu::launch_softmax(read_params<abi::SoftmaxParams>(launch, name_), buffers, n, options_,
-                            stream_);
-  } else if (launch.kernel == "norm") {
-    r = gpu::launch_norm(read_params<abi::NormParams>(launch, name_), buffers, n, options_,
-                         stream_);
-  } else if (launch.kernel == "scan") {
-    r = gpu::launch_scan(read_params<abi::ScanParams>(launch, name_), buffers, n, options_,
-                         stream_);
-  } else if (launch.kernel == "matmul") {
-    const auto p = read_params<abi::MatmulParams>(launch, name_);
-    const gpu::MatmulDevice device{index_, name_,
-                                   this->properties().shared_memory_per_block.value_or(49152)};
-    r = p.variant == abi::kMatmulVendorBlas
-            ? gpu::launch_matmul_vendor_blas(p, buffers, n, device, stream_)
-            : gpu::launch_matmul(p, buffers, n, device, stream_);
-  } else if (launch.kernel == "fill") {
-    r = gpu::launch_fill(read_params<abi::FillParams>(launch, name_), buffers, n, options_,
-                         stream_);
-  } else {
-    r = gpu::launch_elementwise(read_params<abi::ElementwiseParams>(launch, name_), buffers, n,
-                                fault_device_, options_, stream_, batch_ ? &*batch_ : nullptr);
-  }
+  if (launch.family != KernelFamily::kElementwise) flush_batch();
+  const auto& entry = kLaunchers[static_cast<std::size_t>(launch.family)];
+  const gpu::ElementwiseLaunchResult r = (this->*entry.launch)(launch, buffers, n);
   if (r.error != 0) Rt::fail(static_cast<Error>(r.error), r.call, name_);
+  return family_spec(launch.family).variant_of(launch.params.data());
+}
+
+template <class Rt>
+gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_elementwise(const KernelLaunch& launch,
+                                                               const gpu::BoundBuffer* buffers,
+                                                               int n) {
+  return gpu::launch_elementwise(read_params<abi::ElementwiseParams>(launch), buffers, n,
+                                 fault_device_, options_, stream_, batch_ ? &*batch_ : nullptr);
+}
+
+template <class Rt>
+gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_reduce(const KernelLaunch& launch,
+                                                          const gpu::BoundBuffer* buffers, int n) {
+  return gpu::launch_reduce(read_params<abi::ReduceParams>(launch), buffers, n, options_, stream_);
+}
+
+template <class Rt>
+gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_softmax(const KernelLaunch& launch,
+                                                           const gpu::BoundBuffer* buffers, int n) {
+  return gpu::launch_softmax(read_params<abi::SoftmaxParams>(launch), buffers, n, options_,
+                             stream_);
+}
+
+template <class Rt>
+gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_norm(const KernelLaunch& launch,
+                                                        const gpu::BoundBuffer* buffers, int n) {
+  return gpu::launch_norm(read_params<abi::NormParams>(launch), buffers, n, options_, stream_);
+}
+
+template <class Rt>
+gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_scan(const KernelLaunch& launch,
+                                                        const gpu::BoundBuffer* buffers, int n) {
+  return gpu::launch_scan(read_params<abi::ScanParams>(launch), buffers, n, options_, stream_);
+}
+
+template <class Rt>
+gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_matmul(const KernelLaunch& launch,
+                                                          const gpu::BoundBuffer* buffers, int n) {
+  const auto p = read_params<abi::MatmulParams>(launch);
+  const gpu::MatmulDevice device{index_, name_,
+                                 this->properties().shared_memory_per_block.value_or(49152)};
+  return p.variant == abi::kMatmulVendorBlas
+             ? gpu::launch_matmul_vendor_blas(p, buffers, n, device, stream_)
+             : gpu::launch_matmul(p, buffers, n, device, stream_);
+}
+
+template <class Rt>
+gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_fill(const KernelLaunch& launch,
+                                                        const gpu::BoundBuffer* buffers, int n) {
+  return gpu::launch_fill(read_params<abi::FillParams>(launch), buffers, n, options_, stream_);
 }
 
 }  // namespace nbx::gpu_runtime

@@ -1,3 +1,4 @@
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -7,6 +8,7 @@
 
 #include "backends/host/host_backend.hpp"
 #include "core/errors.hpp"
+#include "core/families/backend_variants.hpp"
 
 namespace nbx::host {
 namespace {
@@ -78,37 +80,45 @@ class HostDevice final : public BackendDevice {
                  static_cast<const std::byte*>(src.handle) + src_off, bytes);
   }
   void synchronize_impl() override {}  // every launch has finished when it returns
-  void launch_impl(const KernelLaunch& launch) override {
-    const std::string_view k = launch.kernel;
-    if (k == "elementwise")
-      return run_elementwise(params_as<abi::ElementwiseParams>(launch), launch.buffers);
-    if (k == "reduce") return run_reduce(params_as<abi::ReduceParams>(launch), launch.buffers);
-    if (k == "softmax") return run_softmax(params_as<abi::SoftmaxParams>(launch), launch.buffers);
-    if (k == "norm") return run_norm(params_as<abi::NormParams>(launch), launch.buffers);
-    if (k == "scan") return run_scan(params_as<abi::ScanParams>(launch), launch.buffers);
-    if (k == "matmul") return run_matmul(params_as<abi::MatmulParams>(launch), launch.buffers);
-    if (k == "fill") return run_fill(params_as<abi::FillParams>(launch), launch.buffers);
-    // Families are added here as their host reference lands.
-    throw Internal("The host backend has no " + std::string(k) + " kernel.");
+  int launch_impl(const KernelLaunch& launch) override {
+    static_assert(covers_every_family(kHostLaunchers));  // every family, in order
+    const auto& entry = kHostLaunchers[static_cast<std::size_t>(launch.family)];
+    entry.launch(launch);  // offers_impl granted it, so the entry has a launcher
+    return family_spec(launch.family).variant_of(launch.params.data());
   }
-  bool has_kernel_impl(std::string_view kernel) const override {
-    for (const char* k : {"elementwise", "reduce", "softmax", "norm", "scan", "matmul", "fill"})
-      if (kernel == k) return true;
-    return false;
+  bool offers_impl(KernelFamily family, int variant) const override {
+    const auto& entry = kHostLaunchers[static_cast<std::size_t>(family)];
+    return entry.launch != nullptr && (entry.variants & variant_bit(variant)) != 0;
   }
 
-  template <class Params>
-  static Params params_as(const KernelLaunch& launch) {
-    if (launch.params.size() != sizeof(Params))
-      throw InvalidArgument(std::string(launch.kernel), std::string(launch.kernel) +
-                                                            ": the parameter block has " +
-                                                            std::to_string(launch.params.size()) +
-                                                            " bytes; the host kernel expects " +
-                                                            std::to_string(sizeof(Params)) + ".");
-    Params p;
+  using Launcher = void (*)(const KernelLaunch&);
+  template <class Params, void (*Run)(const Params&, std::span<const KernelBuffer>)>
+  static void run(const KernelLaunch& launch) {
+    Params p;  // validated by BackendDevice::launch, including its size
     std::memcpy(&p, launch.params.data(), sizeof p);
-    return p;
+    Run(p, launch.buffers);
   }
+  // The reference computes each family one way; the variants it offers (backend_variants.hpp)
+  // are the ones whose results it defines identically (a variant is a GPU speed choice,
+  // never a semantic one).
+  static constexpr std::array<FamilyEntry<Launcher>, kKernelFamilyCount> kHostLaunchers = {{
+      {KernelFamily::kElementwise, run<abi::ElementwiseParams, run_elementwise>,
+       implemented_variants(BackendKind::kHost, KernelFamily::kElementwise)},
+      {KernelFamily::kReduce, run<abi::ReduceParams, run_reduce>,
+       implemented_variants(BackendKind::kHost, KernelFamily::kReduce)},
+      {KernelFamily::kSoftmax, run<abi::SoftmaxParams, run_softmax>,
+       implemented_variants(BackendKind::kHost, KernelFamily::kSoftmax)},
+      {KernelFamily::kNorm, run<abi::NormParams, run_norm>,
+       implemented_variants(BackendKind::kHost, KernelFamily::kNorm)},
+      {KernelFamily::kScan, run<abi::ScanParams, run_scan>,
+       implemented_variants(BackendKind::kHost, KernelFamily::kScan)},
+      {KernelFamily::kMatmul, run<abi::MatmulParams, run_matmul>,
+       implemented_variants(BackendKind::kHost, KernelFamily::kMatmul)},
+      {KernelFamily::kFill, run<abi::FillParams, run_fill>,
+       implemented_variants(BackendKind::kHost, KernelFamily::kFill)},
+      {KernelFamily::kTimestamp, nullptr, 0},  // no device clock: a benchmark diagnostic
+      {KernelFamily::kCopyProbe, nullptr, 0},  // copy_on_device is the host's copy
+  }};
 
   mutable std::mutex mutex_;
   std::uint64_t limit_;

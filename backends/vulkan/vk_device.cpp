@@ -2,12 +2,16 @@
 #include "backends/vulkan/vk_device.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 
 #include "backends/vulkan/vk_copy.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
 #include "backends/vulkan/vk_errors.hpp"
+#include "backends/vulkan/vk_matmul.hpp"
 #include "core/errors.hpp"
+#include "core/families/backend_variants.hpp"
 #include "core/kernel_abi.hpp"
 
 namespace nbx::vulkan {
@@ -177,16 +181,7 @@ void VulkanDevice::check_fault() {
   std::memcpy(&rec, fault_->mapped, sizeof rec);
   if (rec.code == abi::kFaultNone) return;
   std::memset(fault_->mapped, 0, sizeof rec);
-  const std::string op = elementwise_op_name(rec.op);
-  std::string what = rec.code == abi::kFaultIntegerDivisionByZero
-                         ? "integer division by zero"
-                         : "index " + std::to_string(rec.index) + " out of range [0, " +
-                               std::to_string(rec.bound) + ")";
-  throw DeviceFault(op, ctx_.name, rec.index, rec.bound, rec.position,
-                    op + " on " + ctx_.name + ": " + what + " at element " +
-                        std::to_string(rec.position) +
-                        "; the results of that launch are "
-                        "not defined, the device stays usable.");
+  throw fault_error(rec, id().str(), ctx_.name);
 }
 
 void VulkanDevice::check_validation() {
@@ -199,37 +194,65 @@ void VulkanDevice::check_validation() {
   throw Internal(all);
 }
 
-bool VulkanDevice::has_kernel_impl(std::string_view kernel) const {
-  return kernel == "elementwise" || kernel == "vk_copy_probe" ||
-         (kernel == "vk_timestamp" && queries_ != VK_NULL_HANDLE) ||
-         vk_kernel_offered(kernel, *this);
+namespace {
+
+using VkLauncher = void (*)(VulkanDevice& device, const KernelLaunch& launch);
+
+void elementwise_entry(VulkanDevice& d, const KernelLaunch& l) {
+  d.launch_elementwise(l);
+}
+void timestamp_entry(VulkanDevice& d, const KernelLaunch& l) {
+  d.launch_timestamp(l);
+}
+void copy_probe_entry(VulkanDevice& d, const KernelLaunch& l) {
+  d.launch_copy_probe(l);
 }
 
-void VulkanDevice::launch_impl(const KernelLaunch& launch) {
-  if (launch.kernel == "elementwise")
-    launch_elementwise(launch);
-  else if (launch.kernel == "vk_copy_probe")
-    launch_copy_probe(launch);
-  else if (launch.kernel == "vk_timestamp")
-    launch_timestamp(launch);
-  else if (VkKernelFn fn = find_vk_kernel(launch.kernel))
-    fn(*this, launch);
-  else
-    throw Internal("vulkan: launch of unknown kernel '" + std::string(launch.kernel) + "'");
+// Every family, in family order, with the variants this backend's shaders run
+// (backend_variants.hpp); the cooperative-matrix matmul and timestamps are further asked of
+// the device (offers_impl).
+constexpr std::uint32_t variants(KernelFamily f) {
+  return implemented_variants(BackendKind::kVulkan, f);
+}
+constexpr std::array<FamilyEntry<VkLauncher>, kKernelFamilyCount> kVkLaunchers = {{
+    {KernelFamily::kElementwise, elementwise_entry, variants(KernelFamily::kElementwise)},
+    {KernelFamily::kReduce, launch_reduce_family, variants(KernelFamily::kReduce)},
+    {KernelFamily::kSoftmax, launch_softmax_family, variants(KernelFamily::kSoftmax)},
+    {KernelFamily::kNorm, launch_norm_family, variants(KernelFamily::kNorm)},
+    {KernelFamily::kScan, launch_scan_family, variants(KernelFamily::kScan)},
+    {KernelFamily::kMatmul, launch_matmul_family, variants(KernelFamily::kMatmul)},
+    {KernelFamily::kFill, launch_fill_family, variants(KernelFamily::kFill)},
+    {KernelFamily::kTimestamp, timestamp_entry, variants(KernelFamily::kTimestamp)},
+    {KernelFamily::kCopyProbe, copy_probe_entry, variants(KernelFamily::kCopyProbe)},
+}};
+static_assert(covers_every_family(kVkLaunchers));
+
+}  // namespace
+
+bool VulkanDevice::offers_impl(KernelFamily family, int variant) const {
+  const auto& entry = kVkLaunchers[static_cast<std::size_t>(family)];
+  if (entry.launch == nullptr || (entry.variants & variant_bit(variant)) == 0) return false;
+  if (family == KernelFamily::kMatmul && variant == abi::kMatmulCoopMatrix)
+    return matmul_coopmat_available(*this);  // a float16 cooperative-matrix shape was found
+  if (family == KernelFamily::kTimestamp) return has_timestamps();
+  return true;
 }
 
-// Kernel "vk_copy_probe": buffers [0] destination, [1] source, no parameters. Copies the
-// source's whole 16-byte words with kernels/vulkan/copy_probe.comp, the bandwidth ceiling
-// benchmarks compare the elementwise kernel with.
+int VulkanDevice::launch_impl(const KernelLaunch& launch) {
+  kVkLaunchers[static_cast<std::size_t>(launch.family)].launch(*this, launch);
+  return family_spec(launch.family).variant_of(launch.params.data());
+}
+
+// Family copy_probe: buffers [0] destination, [1] source; copies `words` 16-byte words
+// with kernels/vulkan/copy_probe.comp, the bandwidth ceiling benchmarks compare the
+// elementwise kernel with.
 void VulkanDevice::launch_copy_probe(const KernelLaunch& launch) {
-  if (launch.buffers.size() != 2 || !launch.buffers[0].memory || !launch.buffers[1].memory ||
-      launch.buffers[0].memory.bytes < launch.buffers[1].memory.bytes ||
-      launch.buffers[1].memory.bytes / 16 > UINT32_MAX) {
-    throw InvalidArgument("vk_copy_probe", "vk_copy_probe on " + ctx_.name +
-                                               " takes a destination at least as large as its "
-                                               "source, and a source below 64 GiB.");
-  }
-  const std::uint64_t words = launch.buffers[1].memory.bytes / 16;
+  abi::CopyProbeParams p;
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  if (std::uint64_t(p.words) > UINT32_MAX)
+    throw InvalidArgument("copy_probe", "copy_probe on " + ctx_.name +
+                                            ": more than 2^32 - 1 words (64 GiB); refused.");
+  const std::uint64_t words = std::uint64_t(p.words);
   if (words == 0) return;
   const auto& f = ctx_.features;
   const std::uint64_t groups = std::min<std::uint64_t>(
@@ -248,19 +271,13 @@ void VulkanDevice::launch_copy_probe(const KernelLaunch& launch) {
   record(d);
 }
 
-// Kernel "vk_timestamp": buffers [0] a uint64 array, params one int64 slot index. Writes the
-// GPU clock (ticks; extra["timestamp_period_ns"] converts) into the slot once every command
-// issued before it has finished.
+// Family timestamp: buffers [0] a uint64 array, params the slot. Writes the GPU clock
+// (ticks; extra["timestamp_period_ns"] converts) into the slot once every command issued
+// before it has finished.
 void VulkanDevice::launch_timestamp(const KernelLaunch& launch) {
-  std::int64_t slot = -1;
-  if (launch.params.size() == sizeof slot) std::memcpy(&slot, launch.params.data(), sizeof slot);
-  if (launch.buffers.size() != 1 || slot < 0 ||
-      std::uint64_t(slot + 1) * 8 > launch.buffers[0].memory.bytes) {
-    throw InvalidArgument("vk_timestamp", "vk_timestamp on " + ctx_.name +
-                                              " takes one buffer "
-                                              "and an int64 slot inside it (slot " +
-                                              std::to_string(slot) + ").");
-  }
+  abi::TimestampParams p;
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  const std::int64_t slot = p.slot;
   Allocation& a = *allocation_of(launch.buffers[0].memory);
   VkCommandBuffer cb = submit_->begin_command(0, 0);
   submit_->full_barrier();

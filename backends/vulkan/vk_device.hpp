@@ -1,9 +1,8 @@
 // nbx::vulkan::VulkanDevice: one opened Vulkan physical device behind the BackendDevice
 // seam. Owns the VkDevice and, through MemoryPool / Pipelines / Submitter, everything made
-// from it. Kernels: "elementwise" (vk_elementwise.cpp), "vk_copy_probe" (a plain 16-byte
-// copy shader, the benchmarks' ceiling), "vk_timestamp" (a GPU timestamp written into a
-// uint64 buffer slot, for benchmarks; vk_device.cpp), and every family registered with
-// NBX_VK_KERNEL (vk_dispatch.hpp; one vk_<family>.cpp each).
+// from it. Families: elementwise (vk_elementwise.cpp), copy_probe and timestamp (benchmark
+// diagnostics; vk_device.cpp), and one vk_<family>.cpp for each other family, listed in
+// vk_device.cpp's launcher table (kVkLaunchers).
 #pragma once
 
 #include <memory>
@@ -29,9 +28,6 @@ struct ValidationLog {
   std::vector<std::string> messages;
 };
 
-// "add", or "op 99" for a code the op list does not have (vk_elementwise.cpp).
-std::string elementwise_op_name(std::int32_t op);
-
 class VulkanDevice final : public BackendDevice {
  public:
   VulkanDevice(std::shared_ptr<InstanceApi> api, VkPhysicalDevice physical, int index,
@@ -44,6 +40,12 @@ class VulkanDevice final : public BackendDevice {
   const DeviceContext& context() const { return ctx_; }
   std::uint32_t workgroup_size() const { return workgroup_size_; }
   void record(const Dispatch& dispatch);
+  bool has_timestamps() const { return queries_ != VK_NULL_HANDLE; }
+
+  // The launchers of the families this file's device runs itself.
+  void launch_elementwise(const KernelLaunch& launch);  // vk_elementwise.cpp
+  void launch_timestamp(const KernelLaunch& launch);
+  void launch_copy_probe(const KernelLaunch& launch);
 
  private:
   DeviceMemory allocate_impl(std::size_t bytes) override;
@@ -56,12 +58,8 @@ class VulkanDevice final : public BackendDevice {
   void copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                            std::size_t src_offset, std::size_t bytes) override;
   void synchronize_impl() override;
-  void launch_impl(const KernelLaunch& launch) override;
-  bool has_kernel_impl(std::string_view kernel) const override;
-
-  void launch_elementwise(const KernelLaunch& launch);  // vk_elementwise.cpp
-  void launch_timestamp(const KernelLaunch& launch);
-  void launch_copy_probe(const KernelLaunch& launch);
+  int launch_impl(const KernelLaunch& launch) override;
+  bool offers_impl(KernelFamily family, int variant) const override;
   void check_fault();
   void check_validation();
   // Waits for the batch that last used `a` when the host is about to touch it directly.

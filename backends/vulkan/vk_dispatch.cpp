@@ -1,46 +1,13 @@
-// VulkanDevice::record (one compute dispatch, shared by every kernel family) and the kernel
-// name table behind NBX_VK_KERNEL.
+// VulkanDevice::record: one compute dispatch, shared by every kernel family.
 #include "backends/vulkan/vk_dispatch.hpp"
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "core/errors.hpp"
 
 namespace nbx::vulkan {
-namespace {
-
-struct KernelEntry {
-  VkKernelFn fn;
-  VkKernelAvailableFn available;  // nullptr: every device
-};
-
-std::map<std::string, KernelEntry, std::less<>>& kernel_table() {
-  static std::map<std::string, KernelEntry, std::less<>> table;  // filled at module load
-  return table;
-}
-
-}  // namespace
-
-VkKernelRegistrar::VkKernelRegistrar(const char* name, VkKernelFn fn,
-                                     VkKernelAvailableFn available) {
-  kernel_table()[name] = {fn, available};
-}
-
-VkKernelFn find_vk_kernel(std::string_view name) {
-  const auto& table = kernel_table();
-  const auto it = table.find(name);
-  return it == table.end() ? nullptr : it->second.fn;
-}
-
-bool vk_kernel_offered(std::string_view name, const VulkanDevice& device) {
-  const auto& table = kernel_table();
-  const auto it = table.find(name);
-  return it != table.end() && (!it->second.available || it->second.available(device));
-}
-
 void VulkanDevice::record(const Dispatch& d) {
   if (d.buffers.size() > kDataBindings)
     throw Internal("vulkan dispatch of " + std::string(d.module) + " binds " +

@@ -1,8 +1,7 @@
-// What a Vulkan kernel family needs to record one compute dispatch, and the table that maps
-// kernel names to family launchers. A family lives in its own vk_<family>.cpp: it checks
-// its abi:: parameter block against the device, translates it into its shader's uniform
-// block, picks a module and specialization constants, and calls VulkanDevice::record.
-// It registers itself with NBX_VK_KERNEL("name", fn), so vk_device.cpp lists no family.
+// What a Vulkan kernel family needs to record one compute dispatch, and the family
+// launchers. A family lives in its own vk_<family>.cpp: it translates its abi:: parameter
+// block into its shader's uniform block, picks a module and specialization constants, and
+// calls VulkanDevice::record.
 //
 // Descriptor layout shared by every kernel (vk_pipelines.cpp): binding 0 the uniform
 // parameter block, bindings 1..kDataBindings the data buffers in the launch's order
@@ -37,29 +36,15 @@ struct Dispatch {
   std::uint32_t groups[3] = {1, 1, 1};
 };
 
-using VkKernelFn = void (*)(VulkanDevice& device, const KernelLaunch& launch);
-// Whether `device` offers a kernel that needs a device feature ("matmul.coopmat").
-using VkKernelAvailableFn = bool (*)(const VulkanDevice& device);
-
-// Returns nullptr when no family registered `name`.
-VkKernelFn find_vk_kernel(std::string_view name);
-// has_kernel's answer: `name` is registered and, where it has an availability test,
-// `device` passes it.
-bool vk_kernel_offered(std::string_view name, const VulkanDevice& device);
-
-struct VkKernelRegistrar {
-  // Optional: `available` (default nullptr: every device offers the kernel).
-  VkKernelRegistrar(const char* name, VkKernelFn fn, VkKernelAvailableFn available = nullptr);
-};
-
-#define NBX_VK_KERNEL_CAT2(a, b) a##b
-#define NBX_VK_KERNEL_CAT(a, b) NBX_VK_KERNEL_CAT2(a, b)
-#define NBX_VK_KERNEL(name, fn)                                                                   \
-  static const ::nbx::vulkan::VkKernelRegistrar NBX_VK_KERNEL_CAT(nbx_vk_kernel_, __LINE__)(name, \
-                                                                                            fn)
-// A kernel only some devices offer: has_kernel(name) asks available(device).
-#define NBX_VK_KERNEL_IF(name, fn, available)                                                \
-  static const ::nbx::vulkan::VkKernelRegistrar NBX_VK_KERNEL_CAT(nbx_vk_kernel_, __LINE__)( \
-      name, fn, available)
+// The family launchers, one in each vk_<family>.cpp; vk_device.cpp's table (kVkLaunchers)
+// lists them with the variants they run. Each receives a launch BackendDevice::launch has
+// validated through the family table, checks only this backend's own limits (32-bit shader
+// indices, maxStorageBufferRange, shader features), and records its dispatch.
+void launch_reduce_family(VulkanDevice& device, const KernelLaunch& launch);
+void launch_softmax_family(VulkanDevice& device, const KernelLaunch& launch);
+void launch_norm_family(VulkanDevice& device, const KernelLaunch& launch);
+void launch_scan_family(VulkanDevice& device, const KernelLaunch& launch);
+void launch_matmul_family(VulkanDevice& device, const KernelLaunch& launch);
+void launch_fill_family(VulkanDevice& device, const KernelLaunch& launch);
 
 }  // namespace nbx::vulkan

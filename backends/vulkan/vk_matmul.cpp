@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/errors.hpp"
 
@@ -161,18 +162,14 @@ MatmulLaunch check_matmul(const VulkanDevice& device, const KernelLaunch& launch
   const auto bad = [&](const std::string& why) {
     throw InvalidArgument("matmul", l.where + ": " + why + ".");
   };
-  if (launch.params.size() != sizeof l.p)
-    bad("the parameter block has " + std::to_string(launch.params.size()) + " bytes, expected " +
-        std::to_string(sizeof l.p));
+  // BackendDevice::launch validated the block (core/families/matmul_family.cpp); what is
+  // checked here is this backend's own: the products its shaders compute, shader features
+  // and the 32-bit index path.
   std::memcpy(&l.p, launch.params.data(), sizeof l.p);
   const abi::MatmulParams& p = l.p;
-  const auto dtype_ok = [](std::int32_t t) { return t >= 0 && t < kNumDTypes; };
-  if (!dtype_ok(p.a_dtype) || !dtype_ok(p.out_dtype) || (p.has_addend && !dtype_ok(p.addend_dtype)))
-    bad("dtype code out of range");
   l.in = DType(p.a_dtype);
   l.out = DType(p.out_dtype);
   l.addend = p.has_addend ? DType(p.addend_dtype) : l.in;
-  if (l.in == DType::kBool) bad("matmul is not defined for bool operands");
   // The output and addend stay in the operands' class (float16/bfloat16/float32, the
   // narrow integers, float64, int64): what the wrapper sends.
   const Cls cls = class_of(l.in);
@@ -180,18 +177,6 @@ MatmulLaunch check_matmul(const VulkanDevice& device, const KernelLaunch& launch
     if (class_of(t) != cls || t == DType::kBool)
       bad(name_of(l.in) + " operands with a " + name_of(t) +
           " output or addend are not a product the kernel computes");
-  if (p.batch_ndim < 0 || p.batch_ndim > abi::kMaxDims)
-    bad("batch ndim " + std::to_string(p.batch_ndim) + " is outside [0, 8]");
-  if (p.m < 0 || p.n < 0 || p.k < 0) bad("negative m, n or k");
-  std::int64_t batch = 1;
-  for (int d = 0; d < p.batch_ndim; ++d) {
-    if (p.batch_sizes[d] < 0) bad("negative batch size");
-    batch *= p.batch_sizes[d];
-  }
-  if (batch != p.batch) bad("batch " + std::to_string(p.batch) + " does not match the batch sizes");
-  if (launch.buffers.size() != std::size_t(p.has_addend ? 4 : 3))
-    bad("needs " + std::to_string(p.has_addend ? 4 : 3) + " buffers, got " +
-        std::to_string(launch.buffers.size()));
 
   const DeviceFeatures& f = ctx.features;
   const auto refuse = [&](const char* cap, const std::string& why) {
@@ -266,8 +251,8 @@ MatmulLaunch check_matmul(const VulkanDevice& device, const KernelLaunch& launch
   return l;
 }
 
-NBX_VK_KERNEL("matmul", launch_matmul);
-// Answered per device: only where a float16 cooperative-matrix shape was found.
-NBX_VK_KERNEL_IF("matmul.coopmat", launch_matmul, matmul_coopmat_available);
+void launch_matmul_family(VulkanDevice& device, const KernelLaunch& launch) {
+  launch_matmul(device, launch);
+}
 
 }  // namespace nbx::vulkan

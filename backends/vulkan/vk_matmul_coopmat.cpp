@@ -39,13 +39,7 @@ void launch_matmul_coopmat(VulkanDevice& device, const KernelLaunch& launch, Mat
                       l.where + ": " + why + "; refused.");
   };
   if (!choice.module) refuse("the device has no cooperative-matrix kernel (" + choice.status + ")");
-  const auto half_or_float = [](DType t) { return t == DType::kFloat16 || t == DType::kFloat32; };
-  if (l.in != DType::kFloat16 || !half_or_float(l.out) ||
-      (l.use_addend && !half_or_float(l.addend)))
-    refuse(
-        "the cooperative-matrix kernel multiplies float16 operands into float16 or float32 (got " +
-        std::string(dtype_name(l.in)) + " operands, a " + std::string(dtype_name(l.out)) +
-        " output)");
+  // float16 operands only: the family's contract (core/families/matmul_family.cpp).
   if (l.empty) return;
   const abi::MatmulParams& p = l.p;
   const std::int64_t tiles_m = (p.m + kTileM - 1) / kTileM;

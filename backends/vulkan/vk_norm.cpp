@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
@@ -25,54 +26,22 @@ struct GpuParams {
 };
 static_assert(sizeof(GpuParams) == 64);
 
-const char* op_name(std::int32_t op) {
-  switch (op) {
-    case abi::kNorm_layer_norm:
-      return "layer_norm";
-    case abi::kNorm_rms_norm:
-      return "rms_norm";
-    case abi::kNorm_group_norm:
-      return "group_norm";
-    case abi::kNorm_batch_norm:
-      return "batch_norm";
-    default:
-      return "norm";
-  }
-}
-
 void launch_norm(VulkanDevice& dev, const KernelLaunch& launch) {
   const DeviceContext& ctx = dev.context();
   const auto& f = ctx.features;
+  // BackendDevice::launch validated the block (core/families/norm_family.cpp); what is
+  // checked here is this backend's own: shader features and the 32-bit index path.
   abi::NormParams p;
-  if (launch.params.size() != sizeof p)
-    throw InvalidArgument("norm", "norm on " + ctx.name + ": the parameter block has " +
-                                      std::to_string(launch.params.size()) + " bytes, expected " +
-                                      std::to_string(sizeof p) + ".");
   std::memcpy(&p, launch.params.data(), sizeof p);
-  const char* op = op_name(p.op);
+  const std::string op = family_spec(KernelFamily::kNorm).op_name(p.op);
   const LaunchChecks chk(ctx, op);
-  if (p.op < abi::kNorm_layer_norm || p.op > abi::kNorm_batch_norm)
-    chk.bad("unknown op code " + std::to_string(p.op));
   const bool batch = p.op == abi::kNorm_batch_norm;
-  const std::size_t nbuf = launch.buffers.size();
-  if (nbuf < (batch ? 6u : 2u) || nbuf > kDataBindings)
-    chk.bad(std::to_string(nbuf) + " buffers for " + op);
+  const bool by_channel = batch || p.op == abi::kNorm_group_norm;
   bool f64 = false, f16 = false;
   for (std::int32_t t : {p.in_dtype, p.out_dtype, p.accumulate_dtype, p.param_dtype}) {
-    if (t < 0 || t >= kNumDTypes || !is_floating(DType(t)))
-      chk.bad("dtype code " + std::to_string(t) + " is not a floating dtype");
     f64 |= DType(t) == DType::kFloat64;
     f16 |= DType(t) == DType::kFloat16;
   }
-  if (p.rows < 0 || p.row_len < 0) chk.bad("negative rows or row_len");
-  const bool by_channel = batch || p.op == abi::kNorm_group_norm;
-  // Divided, not multiplied (harden): channels * inner could wrap to row_len in 64 bits.
-  if (by_channel && (p.inner <= 0 || p.groups <= 0 || p.channels <= 0 ||
-                     p.channels % p.groups != 0 || p.row_len % p.inner != 0 ||
-                     p.row_len / p.inner != (batch ? p.channels : p.channels / p.groups)))
-    chk.bad("channels " + std::to_string(p.channels) + ", groups " + std::to_string(p.groups) +
-            " and inner " + std::to_string(p.inner) + " disagree with row_len " +
-            std::to_string(p.row_len));
   if (p.rows == 0 || p.row_len == 0) return;
   if (f64 && !f.fp64) chk.refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
   if (f16 && !f.fp16) chk.refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
@@ -81,13 +50,9 @@ void launch_norm(VulkanDevice& dev, const KernelLaunch& launch) {
   if (numel / p.rows != p.row_len || numel > INT32_MAX)
     chk.refuse("max_elements", std::to_string(p.rows) + " rows of " + std::to_string(p.row_len) +
                                    " elements exceed the 2^31 - 1 the 32-bit index path supports");
-  auto check = [&](std::size_t k, std::int64_t elements, std::int32_t dtype, const char* label) {
-    if (k >= nbuf || !launch.buffers[k].memory) chk.bad(std::string(label) + " is not bound");
-    const DeviceMemory& m = launch.buffers[k].memory;
-    if (std::uint64_t(elements) > m.bytes / dtype_size(DType(dtype)))  // no wrap (harden)
-      chk.bad(std::string(label) + " holds " + std::to_string(m.bytes) + " bytes; " +
-              std::to_string(elements) + " elements are read or written");
-    chk.storage_range(m);
+  // Sizes against the buffers were validated; each buffer must also fit one binding.
+  auto check = [&](std::size_t k, std::int64_t, std::int32_t, const char*) {
+    chk.storage_range(launch.buffers[k].memory);
   };
   check(0, numel, p.out_dtype, "the output");
   check(1, numel, p.in_dtype, "the input");
@@ -141,6 +106,8 @@ void launch_norm(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-NBX_VK_KERNEL("norm", launch_norm);
+void launch_norm_family(VulkanDevice& device, const KernelLaunch& launch) {
+  launch_norm(device, launch);
+}
 
 }  // namespace nbx::vulkan

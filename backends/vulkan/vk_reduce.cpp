@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
@@ -97,56 +98,24 @@ enum class Cls { F, I, D, L };
 
 void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
   const DeviceContext& ctx = dev.context();
+  // BackendDevice::launch validated the block (core/families/reduce_family.cpp); what is
+  // checked here is this backend's own: shader features and the 32-bit index path.
   abi::ReduceParams p;
-  if (launch.params.size() != sizeof p)
-    throw InvalidArgument("reduce", "reduce on " + ctx.name + ": the parameter block has " +
-                                        std::to_string(launch.params.size()) + " bytes, expected " +
-                                        std::to_string(sizeof p) + ".");
   std::memcpy(&p, launch.params.data(), sizeof p);
-  const bool known = p.op >= 0 && p.op < kNumOps;
-  const std::string op = known ? kOpNames[p.op] : "reduce";
+  const std::string op = kOpNames[p.op];
   const LaunchChecks chk(ctx, op);
-  if (!known) chk.bad("unknown reduce op code " + std::to_string(p.op));
   const bool with_index =
       p.op == abi::kReduce_max_with_index || p.op == abi::kReduce_min_with_index;
-  if (launch.buffers.size() != (with_index ? 3u : 2u))
-    chk.bad("takes " + std::to_string(with_index ? 3 : 2) + " buffers, got " +
-            std::to_string(launch.buffers.size()));
-  if (p.out_ndim < 0 || p.out_ndim > abi::kMaxDims || p.red_ndim < 0 || p.red_ndim > abi::kMaxDims)
-    chk.bad("dims out of range (" + std::to_string(p.out_ndim) + " kept, " +
-            std::to_string(p.red_ndim) + " reduced)");
-  auto dtype_ok = [](std::int32_t t) { return t >= 0 && t < kNumDTypes; };
-  if (!dtype_ok(p.in_dtype) || !dtype_ok(p.out_dtype) || !dtype_ok(p.accumulate_dtype))
-    chk.bad("dtype code out of range");
-  // Each size on its own (harden): two negative sizes multiply to a plausible row count,
-  // and the reach below skips sizes <= 0, so the shader would walk 2^32 - 1 elements.
-  for (int d = 0; d < p.out_ndim + p.red_ndim; ++d) {
-    const std::int64_t s = d < p.out_ndim ? p.out_sizes[d] : p.red_sizes[d - p.out_ndim];
-    if (s < 0) chk.bad("negative size " + std::to_string(s));
-  }
-  std::int64_t rows = 1, len = 1;
-  for (int d = 0; d < p.out_ndim; ++d) rows *= p.out_sizes[d];
-  for (int d = 0; d < p.red_ndim; ++d) len *= p.red_sizes[d];
-  if (rows != p.rows || len != p.row_len || rows < 0 || len < 0)
-    chk.bad("rows " + std::to_string(p.rows) + " / row_len " + std::to_string(p.row_len) +
-            " disagree with the sizes");
+  const std::int64_t rows = p.rows, len = p.row_len;
   if (rows == 0) return;
 
   const DType in = DType(p.in_dtype), out = DType(p.out_dtype), acc = DType(p.accumulate_dtype);
   const bool index_out = p.op == abi::kReduce_argmax || p.op == abi::kReduce_argmin ||
                          p.op == abi::kReduce_count_nonzero;
-  if (index_out && out != DType::kInt64)
-    chk.bad("writes int64, not " + std::string(dtype_name(out)));
   const Cls cls = acc == DType::kFloat64 ? Cls::D
                   : acc == DType::kInt64 ? Cls::L
                   : is_floating(acc)     ? Cls::F
                                          : Cls::I;
-  if ((cls == Cls::F || cls == Cls::D) != is_floating(in))
-    chk.bad("accumulates " + std::string(dtype_name(in)) + " in " + std::string(dtype_name(acc)));
-  const bool float_op = p.op == abi::kReduce_mean || p.op == abi::kReduce_var ||
-                        p.op == abi::kReduce_std || p.op == abi::kReduce_norm ||
-                        p.op == abi::kReduce_logsumexp;
-  if (float_op && !is_floating(acc)) chk.bad("needs a floating accumulate dtype");
   // Index and count outputs are written as raw 64-bit words: only values need the types.
   bool f64 = false, i64 = false, f16 = false;
   for (DType t : {in, acc, index_out ? in : out}) {
@@ -304,6 +273,8 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-NBX_VK_KERNEL("reduce", launch_reduce);
+void launch_reduce_family(VulkanDevice& device, const KernelLaunch& launch) {
+  launch_reduce(device, launch);
+}
 
 }  // namespace nbx::vulkan

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
@@ -32,55 +33,18 @@ static_assert(sizeof(GpuParams) == 176);
 // rows get a workgroup each, whose chunked scan keeps all its invocations busy.
 constexpr std::int64_t kSerialRowMax = 64;
 
-const char* op_name(std::int32_t op) {
-  switch (op) {
-    case abi::kScan_cumsum:
-      return "cumsum";
-    case abi::kScan_cumprod:
-      return "cumprod";
-    case abi::kScan_cummax:
-      return "cummax";
-    case abi::kScan_cummin:
-      return "cummin";
-    default:
-      return "scan";
-  }
-}
-
 void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
   const DeviceContext& ctx = dev.context();
   const auto& f = ctx.features;
+  // BackendDevice::launch validated the block (core/families/scan_family.cpp); what is
+  // checked here is this backend's own: shader features and the 32-bit index path.
   abi::ScanParams p;
-  if (launch.params.size() != sizeof p)
-    throw InvalidArgument("scan", "scan on " + ctx.name + ": the parameter block has " +
-                                      std::to_string(launch.params.size()) + " bytes, expected " +
-                                      std::to_string(sizeof p) + ".");
   std::memcpy(&p, launch.params.data(), sizeof p);
-  const char* op = op_name(p.op);
+  const std::string op = family_spec(KernelFamily::kScan).op_name(p.op);
   const LaunchChecks chk(ctx, op);
-  if (p.op < abi::kScan_cumsum || p.op > abi::kScan_cummin)
-    chk.bad("unknown op code " + std::to_string(p.op));
   const bool extreme = p.op == abi::kScan_cummax || p.op == abi::kScan_cummin;
-  if (launch.buffers.size() != (extreme ? 3u : 2u))
-    chk.bad(std::to_string(launch.buffers.size()) + " buffers; " + op + " takes " +
-            (extreme ? "3" : "2"));
-  if (p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims)
-    chk.bad("outer_ndim " + std::to_string(p.outer_ndim) + " is outside [0, 8]");
-  for (std::int32_t t : {p.in_dtype, p.out_dtype, p.accumulate_dtype})
-    if (t < 0 || t >= kNumDTypes) chk.bad("dtype code " + std::to_string(t) + " is out of range");
   const DType in = DType(p.in_dtype), out = DType(p.out_dtype), acc = DType(p.accumulate_dtype);
   const bool fl = is_floating(acc);
-  if (is_floating(in) != fl || is_floating(out) != fl)
-    chk.bad(std::string("accumulating in ") + std::string(dtype_name(acc)) + " needs " +
-            (fl ? "floating" : "integer") + " input and output dtypes, got " +
-            std::string(dtype_name(in)) + " and " + std::string(dtype_name(out)));
-  std::int64_t rows = 1;
-  for (int d = 0; d < p.outer_ndim; ++d) {
-    // Each size on its own (harden): two negative sizes multiply to a plausible row count.
-    if (p.outer_sizes[d] < 0) chk.bad("negative size " + std::to_string(p.outer_sizes[d]));
-    rows *= p.outer_sizes[d];
-  }
-  if (rows != p.rows || p.row_len < 0 || rows < 0) chk.bad("rows/row_len disagree with the sizes");
   if (p.rows == 0 || p.row_len == 0) return;
   bool f64 = false, i64 = !fl, f16 = false;
   for (DType t : {in, out, acc}) {
@@ -147,6 +111,8 @@ void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-NBX_VK_KERNEL("scan", launch_scan);
+void launch_scan_family(VulkanDevice& device, const KernelLaunch& launch) {
+  launch_scan(device, launch);
+}
 
 }  // namespace nbx::vulkan

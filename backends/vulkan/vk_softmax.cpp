@@ -1,4 +1,4 @@
-// Kernel "softmax" on Vulkan: checks an abi::SoftmaxParams launch against the device,
+// Family softmax on Vulkan: checks an abi::SoftmaxParams launch against the device's limits,
 // translates it into softmax.comp's uniform block (32-bit sizes, strides, offsets), sizes
 // the lane groups and the one-pass row cache from the device's shared memory, and records
 // one dispatch. Shader: kernels/vulkan/softmax.comp.
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
@@ -38,37 +39,17 @@ std::uint32_t pow2_at_most(std::int64_t n) {
 void launch_softmax(VulkanDevice& dev, const KernelLaunch& launch) {
   const DeviceContext& ctx = dev.context();
   const auto& f = ctx.features;
+  // BackendDevice::launch validated the block (core/families/softmax_family.cpp); what is
+  // checked here is this backend's own: shader features and the 32-bit index path.
   abi::SoftmaxParams p;
-  if (launch.params.size() != sizeof p)
-    throw InvalidArgument("softmax", "softmax on " + ctx.name + ": the parameter block has " +
-                                         std::to_string(launch.params.size()) +
-                                         " bytes, expected " + std::to_string(sizeof p) + ".");
   std::memcpy(&p, launch.params.data(), sizeof p);
   const char* op = p.op == abi::kSoftmax_log_softmax ? "log_softmax" : "softmax";
   const LaunchChecks chk(ctx, op);
-  if (p.op != abi::kSoftmax_softmax && p.op != abi::kSoftmax_log_softmax)
-    chk.bad("unknown op code " + std::to_string(p.op));
-  if (p.variant != abi::kSoftmaxOnePass && p.variant != abi::kSoftmaxLooped)
-    chk.bad("unknown variant " + std::to_string(p.variant));
-  if (launch.buffers.size() != (p.has_mask ? 3u : 2u))
-    chk.bad(std::to_string(launch.buffers.size()) + " buffers with has_mask " +
-            std::to_string(p.has_mask));
-  if (p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims)
-    chk.bad("outer_ndim " + std::to_string(p.outer_ndim) + " is outside [0, 8]");
   bool f64 = false, f16 = false;
   for (std::int32_t t : {p.in_dtype, p.out_dtype, p.accumulate_dtype}) {
-    if (t < 0 || t >= kNumDTypes || !is_floating(DType(t)))
-      chk.bad("dtype code " + std::to_string(t) + " is not a floating dtype");
     f64 |= DType(t) == DType::kFloat64;
     f16 |= DType(t) == DType::kFloat16;
   }
-  std::int64_t rows = 1;
-  for (int d = 0; d < p.outer_ndim; ++d) {
-    // Each size on its own (harden): two negative sizes multiply to a plausible row count.
-    if (p.outer_sizes[d] < 0) chk.bad("negative size " + std::to_string(p.outer_sizes[d]));
-    rows *= p.outer_sizes[d];
-  }
-  if (rows != p.rows || p.row_len < 0 || rows < 0) chk.bad("rows/row_len disagree with the sizes");
   if (p.rows == 0 || p.row_len == 0) return;
   if (f64 && !f.fp64) chk.refuse("fp64", "float64 needs shaderFloat64, which this device lacks");
   if (f16 && !f.fp16) chk.refuse("fp16", "float16 needs shaderFloat16, which this device lacks");
@@ -83,19 +64,26 @@ void launch_softmax(VulkanDevice& dev, const KernelLaunch& launch) {
     chk.rows_view(p, p.mask_offset, p.mask_outer_strides, p.mask_row_stride, DType::kBool,
                   launch.buffers[2].memory, "the mask");
 
-  // Lanes per row: the plan's row_tile (capabilities), a power of two within the workgroup.
-  const std::uint32_t wg = dev.workgroup_size();
+  // Lanes per row: the plan's row_tile (capabilities), a power of two within the workgroup,
+  // which stays within the family's kSoftmaxMaxThreads (the wrapper's one-pass rule).
+  const std::uint32_t wg =
+      std::min<std::uint32_t>(dev.workgroup_size(), std::uint32_t(abi::kSoftmaxMaxThreads));
   const std::uint32_t group = pow2_at_most(std::clamp<std::int64_t>(p.row_tile, 1, wg));
   std::uint32_t slots = wg / group;
-  // The one-pass variant: the plan checked the row against shared_memory.per_block; the
-  // merge tree's scratch takes its share first, and a row that no longer fits runs looped
-  // (the same results, one more read), as the CUDA kernel does.
+  // The one-pass variant: the wrapper took it only for rows that fit beside the merge tree's
+  // scratch (3 accumulators and a flag per invocation, within kSoftmaxScratchPerThread).
   const bool acc64 = DType(p.accumulate_dtype) == DType::kFloat64;
   const std::uint64_t acc = acc64 ? 8 : 4;
+  static_assert(3 * 8 + 4 <= abi::kSoftmaxScratchPerThread);
   const std::uint64_t scratch = std::uint64_t(wg) * (3 * acc + 4);
   const std::uint64_t budget = f.max_shared_memory > scratch ? f.max_shared_memory - scratch : 0;
   const std::uint64_t row_bytes = std::uint64_t(p.row_len) * acc;
-  const bool one_pass = p.variant == abi::kSoftmaxOnePass && row_bytes <= budget;
+  const bool one_pass = p.variant == abi::kSoftmaxOnePass;
+  if (one_pass && row_bytes > budget)
+    throw Internal(std::string(op) + " on " + ctx.name + ": a one-pass row of " +
+                   std::to_string(row_bytes) + " bytes exceeds the shader's budget of " +
+                   std::to_string(budget) + " bytes (shared memory " +
+                   std::to_string(f.max_shared_memory) + ").");
   std::uint32_t cache_n = 1;
   if (one_pass) {
     slots = std::uint32_t(std::min<std::uint64_t>(slots, budget / row_bytes));
@@ -153,6 +141,8 @@ void launch_softmax(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-NBX_VK_KERNEL("softmax", launch_softmax);
+void launch_softmax_family(VulkanDevice& device, const KernelLaunch& launch) {
+  launch_softmax(device, launch);
+}
 
 }  // namespace nbx::vulkan

@@ -1,24 +1,72 @@
 // Casts, contiguous copies and copies between devices.
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/ops/elementwise.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/plan.hpp"
 
 namespace nbx::ops {
 namespace {
 
 Tensor copy_kernel(const Tensor& x, DType out_dtype, const char* name) {
+  const Device& device = x.device();
+  const ElementPlan plan = plan_cast(name, x.dtype(), out_dtype, x.shape(),
+                                     {device.capabilities(), device.str(), device.display_name()});
   detail::ElementwiseLaunch launch;
   launch.op_name = name;
   launch.op = abi::kOp_copy;
-  launch.out_dtype = out_dtype;
-  launch.compute_dtype = out_dtype;
+  launch.out_dtype = plan.out_dtype;
+  launch.compute_dtype = plan.compute_dtype;
   launch.inputs.push_back({x, {}});
-  return detail::launch_elementwise(x.device(), launch);
+  return detail::launch_elementwise(device, launch);
+}
+
+// Which conversion rule a cast applies (elementwise.hpp: cast).
+std::string conversion_rule(DType from, DType to) {
+  if (from == to) return "the same dtype: a plain copy.";
+  if (to == DType::kBool) return "any value to bool is x != 0.";
+  if (from == DType::kBool) return "false and true become 0 and 1.";
+  const bool from_float = is_floating(from), to_float = is_floating(to);
+  if (from_float && !to_float)
+    return "floats truncate toward zero; NaN gives 0 and values beyond the target's range "
+           "saturate (nbx defines what PyTorch leaves undefined).";
+  if (!from_float && !to_float) {
+    // Only a wider signed type holds every value (uint8 into int16 …).
+    const bool holds = dtype_size(to) > dtype_size(from) && to != DType::kUInt8;
+    return holds ? "exact: the target holds every value."
+                 : "integers wrap (two's complement) where the target cannot hold them.";
+  }
+  if (!from_float) {
+    const char* exact_below = to == DType::kFloat64   ? "2^53"
+                              : to == DType::kFloat32 ? "2^24"
+                              : to == DType::kFloat16 ? "2^11"
+                                                      : "2^8";
+    return std::string("integers round to the nearest float (exact below ") + exact_below + ").";
+  }
+  return dtype_size(to) > dtype_size(from)
+             ? "exact: the target holds every value."
+             : "rounds to nearest even; values beyond the target's range become infinite.";
 }
 
 }  // namespace
+
+ElementPlan plan_cast(std::string_view op, DType from, DType to, const Shape& shape,
+                      const PlanTarget& target) {
+  for (DType t : {from, to})
+    detail::require_dtype_support(op, t, target.caps, target.device_id, target.device_name);
+  ElementPlan plan;
+  plan.out_shape = shape;
+  plan.input_dtype = from;
+  plan.out_dtype = plan.compute_dtype = to;
+  plan.choices.push_back({"out_dtype", std::string(dtype_name(to)), "", "",
+                          from == to ? "a copy keeps the dtype." : "the requested dtype."});
+  plan.choices.push_back({"conversion",
+                          std::string(dtype_name(from)) + " -> " + std::string(dtype_name(to)), "",
+                          "", conversion_rule(from, to)});
+  return plan;
+}
 
 Tensor cast(const Tensor& x, DType dtype) {
   if (!x.defined()) throw InvalidArgument("cast", "cast: the tensor is undefined.");

@@ -9,6 +9,7 @@
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/plan.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -17,7 +18,7 @@ void launch_fill(const abi::FillParams& p, const Tensor& out, const Tensor* in) 
   KernelBuffer buffers[2] = {{out.storage()->memory(), true}, {}};
   if (in) buffers[1] = {in->storage()->memory(), false};
   KernelLaunch kl;
-  kl.kernel = "fill";
+  kl.family = KernelFamily::kFill;
   kl.buffers = std::span<const KernelBuffer>(buffers, in ? 2 : 1);
   kl.params = std::as_bytes(std::span<const abi::FillParams>(&p, 1));
   DeviceContext& ctx = out.device().context();
@@ -60,14 +61,50 @@ abi::FillParams range_params(abi::FillOp op, const Tensor& out) {
   return p;
 }
 
+// The dtype a range's values are computed in, as a plan decision. Integer ranges: int64
+// (exact past 2^53), or int32 on a device without int64 when the ends fit. Floating ranges:
+// float64 where the output is float64, or an integer (linspace steps in double, as
+// PyTorch's) on a device with fp64; else float32.
+void choose_range_compute_dtype(ElementPlan& plan, bool integral, const Capabilities& caps,
+                                std::initializer_list<Scalar> ends) {
+  const DType out = plan.out_dtype;
+  if (integral) {
+    bool fits32 = true;
+    for (const Scalar& v : ends) fits32 = fits32 && std::fabs(v.to_double()) < 2147483648.0;
+    plan.compute_dtype = caps.int64.value || !fits32 ? DType::kInt64 : DType::kInt32;
+    plan.choices.push_back(
+        {"compute_dtype", std::string(dtype_name(plan.compute_dtype)), "int64", caps.int64.source,
+         caps.int64.value ? "integer bounds and step: the values are computed in int64, exact."
+         : fits32         ? "no int64: integer values are computed in int32; the ends fit."
+                          : "the ends need int64, which the device lacks."});
+    return;
+  }
+  const bool wide = out == DType::kFloat64 || (!is_floating(out) && caps.fp64.value);
+  plan.compute_dtype = wide ? DType::kFloat64 : DType::kFloat32;
+  plan.choices.push_back(
+      {"compute_dtype", std::string(dtype_name(plan.compute_dtype)),
+       out == DType::kFloat64 ? "" : "fp64", out == DType::kFloat64 ? "" : caps.fp64.source,
+       out == DType::kFloat64 ? "float64 values are computed in float64."
+       : is_floating(out)     ? "floating values are computed in float32, then stored."
+       : wide                 ? "integer outputs step in double, as PyTorch's."
+                              : "integer outputs step in float32: the device has no fp64."});
+}
+
+PlanTarget target_of(const Device& device) {
+  return {device.capabilities(), device.str(), device.display_name()};
+}
+
+void require(std::string_view op, DType t, const PlanTarget& target) {
+  detail::require_dtype_support(op, t, target.caps, target.device_id, target.device_name);
+}
+
+PlanChoice out_dtype_choice(DType t) {
+  return {"out_dtype", std::string(dtype_name(t)), "", "", "the requested dtype."};
+}
+
 Tensor triangle(const char* name, abi::FillOp op, const Tensor& x, std::int64_t diagonal) {
   if (!x.defined()) throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
-  if (x.dim() < 2)
-    throw InvalidArgument(name, std::string(name) +
-                                    ": the input must have at least 2 dims (got "
-                                    "shape " +
-                                    to_string(x.shape()) + ").");
-  detail::require_dtype_support(name, x.dtype(), x.device());
+  plan_triangle(name, x.shape(), x.dtype(), target_of(x.device()));
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
   if (out.numel() == 0) return out;
   abi::FillParams p{};
@@ -87,36 +124,25 @@ Tensor triangle(const char* name, abi::FillOp op, const Tensor& x, std::int64_t 
   return out;
 }
 
-// The dtype a range's values are computed in. Integer ranges: int64 (exact past 2^53), or
-// int32 on a device without int64 when the ends fit. Floating ranges: float64 where the
-// output is float64, or an integer (linspace steps in double, as PyTorch's) on a device with
-// fp64; else float32.
-DType range_compute_dtype(bool integral, DType out, const Device& device,
-                          std::initializer_list<Scalar> ends) {
-  const Capabilities& caps = device.capabilities();
-  if (integral) {
-    bool fits32 = true;
-    for (const Scalar& v : ends) fits32 = fits32 && std::fabs(v.to_double()) < 2147483648.0;
-    return caps.int64.value || !fits32 ? DType::kInt64 : DType::kInt32;
-  }
-  const bool wide = out == DType::kFloat64 || (!is_floating(out) && caps.fp64.value);
-  return wide ? DType::kFloat64 : DType::kFloat32;
-}
-
 }  // namespace
 
-Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device) {
-  check_bytes("full", shape, dtype, ".");
-  detail::require_dtype_support("full", dtype, device);  // named "full", not "empty" (harden)
-  return Tensor::full(shape, value, dtype, device);
+ElementPlan plan_full(std::string_view op, const Shape& shape, DType dtype,
+                      const PlanTarget& target) {
+  const std::string name(op);
+  check_bytes(name.c_str(), shape, dtype, ".");
+  require(op, dtype, target);  // named by the op, not "empty" (harden)
+  ElementPlan plan;
+  plan.out_shape = shape;
+  plan.input_dtype = plan.out_dtype = plan.compute_dtype = dtype;
+  plan.choices.push_back(out_dtype_choice(dtype));
+  plan.choices.push_back({"value", "one host scalar", "", "",
+                          "the elementwise copy reads the value from its parameter block: no "
+                          "host buffer of numel elements, no host round trip."});
+  return plan;
 }
 
-Tensor fill(const Tensor& like, Scalar value) {
-  if (!like.defined()) throw InvalidArgument("fill", "fill: the tensor is undefined.");
-  return Tensor::full(like.shape(), value, like.dtype(), like.device());
-}
-
-Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, const Device& device) {
+ElementPlan plan_arange(Scalar start, Scalar end, Scalar step, DType dtype,
+                        const PlanTarget& target) {
   const std::string args =
       " (start " + start.str() + ", end " + end.str() + ", step " + step.str() + ").";
   if (dtype == DType::kBool)
@@ -152,35 +178,83 @@ Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, const Device& 
   const std::int64_t n =
       integral ? static_cast<std::int64_t>(span / di) : static_cast<std::int64_t>(nd);
   check_bytes("arange", {n}, dtype, args);
-  const DType compute = range_compute_dtype(integral, dtype, device, {start, end});
-  for (DType t : {dtype, compute}) detail::require_dtype_support("arange", t, device);
-  Tensor out = Tensor::empty({n}, dtype, device);
-  if (n == 0) return out;
-  abi::FillParams p = range_params(abi::kFill_arange, out);
-  p.in_dtype = static_cast<std::int32_t>(compute);
-  p.start = {s, si};
-  p.step = {d, di};
-  p.end = {e, ei};
-  launch_fill(p, out, nullptr);
-  return out;
+  ElementPlan plan;
+  plan.out_shape = {n};
+  plan.out_dtype = dtype;
+  plan.choices.push_back(out_dtype_choice(dtype));
+  choose_range_compute_dtype(plan, integral, target.caps, {start, end});
+  plan.input_dtype = plan.compute_dtype;
+  for (DType t : {dtype, plan.compute_dtype}) require("arange", t, target);
+  return plan;
 }
 
-Tensor linspace(Scalar start, Scalar end, std::int64_t steps, DType dtype, const Device& device) {
+ElementPlan plan_linspace(Scalar start, Scalar end, std::int64_t steps, DType dtype,
+                          const PlanTarget& target) {
   if (steps < 0)
     throw InvalidArgument("linspace", "linspace: the number of steps must be non-negative (got " +
                                           std::to_string(steps) + ").");
   if (dtype == DType::kBool)
     throw InvalidArgument("linspace", "linspace is not defined for bool tensors.");
-  detail::require_dtype_support("linspace", dtype, device);
+  require("linspace", dtype, target);
   check_bytes("linspace", {steps}, dtype, " (steps " + std::to_string(steps) + ").");
-  Tensor out = Tensor::empty({steps}, dtype, device);
+  ElementPlan plan;
+  plan.out_shape = {steps};
+  plan.out_dtype = dtype;
+  plan.choices.push_back(out_dtype_choice(dtype));
+  choose_range_compute_dtype(plan, false, target.caps, {start, end});
+  plan.input_dtype = plan.compute_dtype;
+  return plan;
+}
+
+ElementPlan plan_triangle(std::string_view op, const Shape& x, DType dtype,
+                          const PlanTarget& target) {
+  const std::string name(op);
+  if (x.size() < 2)
+    throw InvalidArgument(
+        name, name + ": the input must have at least 2 dims (got shape " + to_string(x) + ").");
+  require(op, dtype, target);
+  ElementPlan plan;
+  plan.out_shape = x;
+  plan.input_dtype = plan.out_dtype = plan.compute_dtype = dtype;
+  plan.choices.push_back({"out_dtype", std::string(dtype_name(dtype)), "", "",
+                          "the input's dtype; a new contiguous tensor (PyTorch)."});
+  return plan;
+}
+
+Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device) {
+  plan_full("full", shape, dtype, target_of(device));
+  return Tensor::full(shape, value, dtype, device);
+}
+
+Tensor fill(const Tensor& like, Scalar value) {
+  if (!like.defined()) throw InvalidArgument("fill", "fill: the tensor is undefined.");
+  plan_full("fill", like.shape(), like.dtype(), target_of(like.device()));
+  return Tensor::full(like.shape(), value, like.dtype(), like.device());
+}
+
+Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, const Device& device) {
+  const ElementPlan plan = plan_arange(start, end, step, dtype, target_of(device));
+  Tensor out = Tensor::empty(plan.out_shape, dtype, device);
+  if (out.numel() == 0) return out;
+  abi::FillParams p = range_params(abi::kFill_arange, out);
+  p.in_dtype = static_cast<std::int32_t>(plan.compute_dtype);
+  p.start = {start.to_double(), start.to_int()};
+  p.step = {step.to_double(), step.to_int()};
+  p.end = {end.to_double(), end.to_int()};
+  launch_fill(p, out, nullptr);
+  return out;
+}
+
+Tensor linspace(Scalar start, Scalar end, std::int64_t steps, DType dtype, const Device& device) {
+  const ElementPlan plan = plan_linspace(start, end, steps, dtype, target_of(device));
+  Tensor out = Tensor::empty(plan.out_shape, dtype, device);
   if (steps == 0) return out;
   // Integer outputs: PyTorch converts the ends to the dtype first, then steps in double.
   double s = start.to_double(), e = end.to_double();
   if (!is_floating(dtype)) s = std::trunc(s), e = std::trunc(e);
   if (steps == 1) e = s;  // a single step is start, not end
   abi::FillParams p = range_params(abi::kFill_linspace, out);
-  p.in_dtype = static_cast<std::int32_t>(range_compute_dtype(false, dtype, device, {}));
+  p.in_dtype = static_cast<std::int32_t>(plan.compute_dtype);
   const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   p.start = {s, static_cast<std::int64_t>(s)};
   p.end = {e, static_cast<std::int64_t>(e)};

@@ -48,7 +48,7 @@ Scalar as_scalar(const TensorOrScalar& o) {
 // division on a device without fp64 (a rare op).
 double max_abs_integer(const Tensor& t) {
   if (t.numel() == 0) return 0;
-  if (!t.device().context().backend_device().has_kernel("reduce")) {
+  if (!t.device().context().backend_device().offers(KernelFamily::kReduce)) {
     // A backend without the reduce family yet: read the operand on the host instead. The
     // division itself still runs on the device; only the exactness check moves.
     double m = 0;

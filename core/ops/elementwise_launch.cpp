@@ -55,7 +55,7 @@ void fill_and_launch(const Device& device, const ElementwiseLaunch& launch, cons
   if (p.numel == 0) return;
 
   KernelLaunch kl;
-  kl.kernel = "elementwise";
+  kl.family = KernelFamily::kElementwise;
   kl.buffers = std::span<const KernelBuffer>(buffers, 1 + launch.inputs.size());
   kl.params = std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1));
   DeviceContext& ctx = device.context();

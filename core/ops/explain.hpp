@@ -1,9 +1,11 @@
 // `nbx explain`: the decision a wrapper takes for given dtypes and shapes on a device —
 // promoted and compute dtypes, widening, kernel variant, tiles, and the capability keys
-// behind each — or its refusal, without running anything. It calls the same planner
-// functions the ops call, so it cannot drift from what the ops do.
+// behind each — or its refusal, without running anything. It covers every public op (the
+// catalog, op_catalog.hpp) and calls the same planner functions the ops call (plan.hpp,
+// linalg.hpp, elementwise_rules.hpp), so it cannot drift from what the ops do.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,7 @@ namespace nbx::ops {
 
 struct OpExplanation {
   std::string op;
+  std::string family;               // the kernel family that runs it ("scan")
   std::string device;               // "cuda:0 (NVIDIA H200)" or "arch nvidia/sm_70"
   std::vector<std::string> inputs;  // "float16 [4096, 4096]"
   std::string output;               // "float32 [4096, 4096]"; "" when refused
@@ -25,13 +28,22 @@ struct OpExplanation {
   std::string refused_capability;  // for Unsupported; "" for an InvalidArgument
 };
 
-// `dtypes` and `shapes` describe the tensor operands in order (one shape may serve all).
-// Throws InvalidArgument for an unknown op or a wrong operand count; refusals of the op
-// itself are reported in the result, not thrown.
-OpExplanation explain(std::string_view op, const std::vector<DType>& dtypes,
-                      const std::vector<Shape>& shapes, const PlanTarget& target);
+// What some ops take beyond dtypes and shapes. Reductions, scans, softmax and the
+// layer/rms norms work over the last dim.
+struct ExplainArgs {
+  std::int64_t groups = 1;  // group_norm's num_groups
+};
 
-// Every op explain knows, sorted.
+// `dtypes` and `shapes` describe the operands in the op's order (one shape may serve all);
+// the catalog entry's operand_names says what they are (a cast's second dtype is its
+// target; full, arange and linspace take the output's dtype and shape). Throws
+// InvalidArgument for an unknown op or a wrong operand count; refusals of the op itself
+// are reported in the result, not thrown.
+OpExplanation explain(std::string_view op, const std::vector<DType>& dtypes,
+                      const std::vector<Shape>& shapes, const PlanTarget& target,
+                      const ExplainArgs& args = {});
+
+// Every op explain knows (the catalog's names), sorted.
 std::vector<std::string> explainable_ops();
 
 }  // namespace nbx::ops

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
+#include <vector>
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
@@ -23,6 +25,7 @@ struct Product {
   std::string shapes;
   const Tensor* addend = nullptr;
   double alpha = 1, beta = 0;
+  const MatmulPlan* plan = nullptr;  // plan_product's, made from the user's operands
 };
 
 Shape leading(const Shape& s, int keep_last) {
@@ -123,11 +126,7 @@ Tensor launch_product(const Product& p) {
   out_shape.push_back(n);
 
   const Device& device = p.a.device();
-  for (const Tensor* t : {&p.a, p.addend})
-    if (t) detail::require_dtype_support(name, t->dtype(), device);
-  BackendDevice& backend = device.context().backend_device();
-  const MatmulPlan plan = plan_matmul(p.a.dtype(), device.capabilities(), name, &backend);
-  detail::require_dtype_support(name, plan.out_dtype, device);
+  const MatmulPlan& plan = *p.plan;
   // The vendor BLAS reads row- or column-major matrices only; another layout is copied first.
   Tensor a_in = p.a, b_in = p.b;
   if (plan.variant == abi::kMatmulVendorBlas) {
@@ -193,7 +192,7 @@ Tensor launch_product(const Product& p) {
   if (out.numel() == 0) return out;
   fold_batch_into_rows(q);
   KernelLaunch kl;
-  kl.kernel = "matmul";
+  kl.family = KernelFamily::kMatmul;
   kl.buffers = std::span<const KernelBuffer>(buffers, p.addend ? 4 : 3);
   kl.params = std::as_bytes(std::span<const abi::MatmulParams>(&q, 1));
   DeviceContext& ctx = device.context();
@@ -206,19 +205,21 @@ std::string two_shapes(const Tensor& a, const Tensor& b) {
   return to_string(a.shape()) + " and " + to_string(b.shape());
 }
 
-void require_rank(const char* op, const Tensor& t, int rank, const char* what) {
-  if (!t.defined()) throw InvalidArgument(op, std::string(op) + ": a tensor is undefined.");
-  if (t.dim() != rank)
-    throw InvalidArgument(op, std::string(op) + ": " + what + " must be " + std::to_string(rank) +
-                                  "-d (got shape " + to_string(t.shape()) + ").");
-}
-
-// Drops the unit dims that 1-d operands were given: a row (dim -2) and/or a column (-1).
-Tensor squeeze_vector_dims(const Tensor& out, bool drop_row, bool drop_col) {
-  Shape s = out.shape();
-  if (drop_col) s.erase(s.size() - 1);
-  if (drop_row) s.erase(s.size() - (drop_col ? 1 : 2));
-  return out.view(s);
+// The form's plan from its operands (all defined), on the device of `on`, the product's
+// first matrix: the shape rules and dtypes as `nbx explain` checks them.
+ProductPlan form_plan(const char* op, std::initializer_list<const Tensor*> operands,
+                      const Tensor& on) {
+  std::vector<Shape> shapes;
+  std::vector<DType> dtypes;
+  for (const Tensor* t : operands) {
+    if (!t->defined()) throw InvalidArgument(op, std::string(op) + ": a tensor is undefined.");
+    shapes.push_back(t->shape());
+    dtypes.push_back(t->dtype());
+  }
+  const Device& device = on.device();
+  return plan_product(op, dtypes, shapes,
+                      {device.capabilities(), device.str(), device.display_name(),
+                       &device.context().backend_device()});
 }
 
 }  // namespace
@@ -248,106 +249,74 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined())
-    throw InvalidArgument("matmul", "matmul: a tensor is undefined.");
-  const Shape expected = matmul_shape(a.shape(), b.shape());
+  const ProductPlan plan = form_plan("matmul", {&a, &b}, a);
   const Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
   const Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
-  const Tensor out = launch_product({"matmul", a2, b2, two_shapes(a, b)});
-  return out.view(expected);
+  return launch_product({"matmul", a2, b2, two_shapes(a, b), nullptr, 1, 0, &plan.matmul})
+      .view(plan.out_shape);
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  require_rank("mm", a, 2, "the first operand");
-  require_rank("mm", b, 2, "the second operand");
-  return launch_product({"mm", a, b, two_shapes(a, b)});
+  const ProductPlan plan = form_plan("mm", {&a, &b}, a);
+  return launch_product({"mm", a, b, two_shapes(a, b), nullptr, 1, 0, &plan.matmul});
 }
 
 Tensor mv(const Tensor& mat, const Tensor& vec) {
-  require_rank("mv", mat, 2, "the matrix");
-  require_rank("mv", vec, 1, "the vector");
-  return squeeze_vector_dims(launch_product({"mv", mat, vec.unsqueeze(1), two_shapes(mat, vec)}),
-                             false, true);
+  const ProductPlan plan = form_plan("mv", {&mat, &vec}, mat);
+  return launch_product(
+             {"mv", mat, vec.unsqueeze(1), two_shapes(mat, vec), nullptr, 1, 0, &plan.matmul})
+      .view(plan.out_shape);
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  require_rank("bmm", a, 3, "the first operand");
-  require_rank("bmm", b, 3, "the second operand");
-  if (a.shape()[0] != b.shape()[0])
-    throw InvalidArgument("bmm", "bmm: shapes " + two_shapes(a, b) +
-                                     " have different batch sizes (bmm does not broadcast).");
-  return launch_product({"bmm", a, b, two_shapes(a, b)});
+  const ProductPlan plan = form_plan("bmm", {&a, &b}, a);
+  return launch_product({"bmm", a, b, two_shapes(a, b), nullptr, 1, 0, &plan.matmul});
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
-  require_rank("dot", a, 1, "the first operand");
-  require_rank("dot", b, 1, "the second operand");
-  if (a.shape()[0] != b.shape()[0])
-    throw InvalidArgument("dot", "dot: shapes " + two_shapes(a, b) + " have different lengths.");
-  return launch_product({"dot", a.unsqueeze(0), b.unsqueeze(1), two_shapes(a, b)}).view(Shape{});
+  const ProductPlan plan = form_plan("dot", {&a, &b}, a);
+  return launch_product(
+             {"dot", a.unsqueeze(0), b.unsqueeze(1), two_shapes(a, b), nullptr, 1, 0, &plan.matmul})
+      .view(plan.out_shape);
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, double beta, double alpha) {
-  require_rank("addmm", m1, 2, "the first matrix");
-  require_rank("addmm", m2, 2, "the second matrix");
-  return launch_product({"addmm", m1, m2, two_shapes(m1, m2), &input, alpha, beta});
+  const ProductPlan plan = form_plan("addmm", {&input, &m1, &m2}, m1);
+  return launch_product({"addmm", m1, m2, two_shapes(m1, m2), &input, alpha, beta, &plan.matmul});
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, double beta, double alpha) {
-  require_rank("baddbmm", b1, 3, "the first batch");
-  require_rank("baddbmm", b2, 3, "the second batch");
-  if (b1.shape()[0] != b2.shape()[0])
-    throw InvalidArgument("baddbmm",
-                          "baddbmm: shapes " + two_shapes(b1, b2) + " have different batch sizes.");
-  return launch_product({"baddbmm", b1, b2, two_shapes(b1, b2), &input, alpha, beta});
+  const ProductPlan plan = form_plan("baddbmm", {&input, &b1, &b2}, b1);
+  return launch_product({"baddbmm", b1, b2, two_shapes(b1, b2), &input, alpha, beta, &plan.matmul});
 }
 
 Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, double beta, double alpha) {
-  require_rank("addmv", mat, 2, "the matrix");
-  require_rank("addmv", vec, 1, "the vector");
-  if (!input.defined()) throw InvalidArgument("addmv", "addmv: the input is undefined.");
-  if (input.dim() > 1)
-    throw InvalidArgument("addmv", "addmv: the input of shape " + to_string(input.shape()) +
-                                       " does not broadcast to the product's shape [" +
-                                       std::to_string(mat.shape()[0]) + "].");
+  const ProductPlan plan = form_plan("addmv", {&input, &mat, &vec}, mat);
   // The product is computed as a column; the input becomes one too.
   const Tensor column = input.dim() == 1 ? input.unsqueeze(1) : input;
-  return squeeze_vector_dims(
-      launch_product({"addmv", mat, vec.unsqueeze(1), two_shapes(mat, vec), &column, alpha, beta}),
-      false, true);
+  return launch_product({"addmv", mat, vec.unsqueeze(1), two_shapes(mat, vec), &column, alpha, beta,
+                         &plan.matmul})
+      .view(plan.out_shape);
 }
 
 Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, double beta,
             double alpha) {
-  require_rank("addr", vec1, 1, "the first vector");
-  require_rank("addr", vec2, 1, "the second vector");
-  return launch_product(
-      {"addr", vec1.unsqueeze(1), vec2.unsqueeze(0), two_shapes(vec1, vec2), &input, alpha, beta});
+  const ProductPlan plan = form_plan("addr", {&input, &vec1, &vec2}, vec1);
+  return launch_product({"addr", vec1.unsqueeze(1), vec2.unsqueeze(0), two_shapes(vec1, vec2),
+                         &input, alpha, beta, &plan.matmul});
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias) {
-  if (!x.defined() || !weight.defined())
-    throw InvalidArgument("linear", "linear: a tensor is undefined.");
-  if (x.dim() == 0 || weight.dim() == 0 || weight.dim() > 2)
-    throw InvalidArgument("linear",
-                          "linear: the input must be at least 1-d and the weight 1-d or "
-                          "2-d (shapes " +
-                              two_shapes(x, weight) + ").");
+  const ProductPlan plan =
+      bias ? form_plan("linear", {&x, &weight, &*bias}, x) : form_plan("linear", {&x, &weight}, x);
   const Tensor a = x.dim() == 1 ? x.unsqueeze(0) : x;
   const Tensor b = weight.dim() == 2 ? weight.transpose(0, 1) : weight.unsqueeze(1);
-  if (a.shape()[a.dim() - 1] != b.shape()[0])
-    throw InvalidArgument("linear", "linear: shapes " + two_shapes(x, weight) +
-                                        " cannot be multiplied (the input has " +
-                                        std::to_string(a.shape()[a.dim() - 1]) +
-                                        " features, the weight " + std::to_string(b.shape()[0]) +
-                                        ").");
-  const std::string shapes = two_shapes(x, weight);
   // A 1-d weight makes a column; the bias must then broadcast to that column too.
   std::optional<Tensor> addend;
   if (bias) addend = weight.dim() == 1 && bias->dim() >= 1 ? bias->unsqueeze(-1) : *bias;
-  const Tensor out = launch_product(
-      {"linear", a, b, shapes, addend ? &*addend : nullptr, 1.0, addend ? 1.0 : 0.0});
-  return squeeze_vector_dims(out, x.dim() == 1, weight.dim() == 1);
+  return launch_product({"linear", a, b, two_shapes(x, weight), addend ? &*addend : nullptr, 1.0,
+                         addend ? 1.0 : 0.0, &plan.matmul})
+      .view(plan.out_shape);
 }
 
 }  // namespace nbx::ops

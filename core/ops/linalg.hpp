@@ -9,8 +9,8 @@
 // plan_matmul() says so, and `nbx explain` shows it.
 //
 // Variant (MatmulPlan::variant, shown by `nbx explain`): on a device answering
-// has_kernel("matmul.blas") (CUDA with cuBLASLt loaded) floating dtypes take the vendor BLAS;
-// on one answering has_kernel("matmul.coopmat") float16/bfloat16 take the cooperative-matrix
+// offers(matmul.blas) (CUDA with cuBLASLt loaded) floating dtypes take the vendor BLAS;
+// on one answering offers(matmul.coopmat) float16/bfloat16 take the cooperative-matrix
 // kernel; everything else (HIP, integers, a CUDA device whose cuBLASLt did not load) the own
 // tiled kernel. NBX_MATMUL=tiled|blas|coopmat (read once) asks for one variant: tiled is
 // always there, a variant the device lacks is refused by name (Unsupported), never swapped.
@@ -26,7 +26,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/capabilities.hpp"
@@ -54,7 +56,7 @@ struct MatmulPlan {
 };
 
 // Works without a device (capabilities of an absent architecture from its device file).
-// `device`: the present device whose has_kernel() answers pick the variant; nullptr derives
+// `device`: the present device whose offers() answers pick the variant; nullptr derives
 // the variant from caps.backend and the matrix unit (cuda: vendor BLAS when cuBLASLt loads
 // at run time; vulkan with a cooperative-matrix unit: coopmat for 16-bit floats).
 // Throws InvalidArgument for bool; Unsupported (naming `op`, caps.device and the key) when
@@ -75,6 +77,27 @@ const char* variant_name(abi::MatmulVariant v);  // "tiled", "vendor BLAS", "coo
 // The shape torch.matmul gives for operands of shapes `a` and `b`. Throws InvalidArgument
 // naming both shapes.
 Shape matmul_shape(const Shape& a, const Shape& b);
+
+// The public forms of the product, each one "matmul" kernel launch: matmul, mm, mv, dot,
+// bmm, addmm, baddbmm, addmv, addr, linear, with their tensor operands in the op's order.
+struct ProductForm {
+  std::string_view name;
+  int operands;                    // tensors the form takes
+  int optional_operands;           // more it may take (linear's bias)
+  std::string_view operand_names;  // "input; m1; m2"
+};
+std::span<const ProductForm> product_forms();
+
+// What one form does: the shape it returns and the matmul plan of its dtype. Shapes and
+// dtypes only, so `nbx explain` runs it for absent devices; each form calls it first.
+// Throws InvalidArgument with the op's messages (ranks, sizes that do not multiply or
+// broadcast, mixed dtypes, bool) and Unsupported as plan_matmul does.
+struct ProductPlan {
+  Shape out_shape;
+  MatmulPlan matmul;
+};
+ProductPlan plan_product(std::string_view op, std::span<const DType> dtypes,
+                         std::span<const Shape> shapes, const PlanTarget& target);
 
 // torch.matmul: 1-d·1-d dot (0-d), 2-d·1-d mv, 1-d·2-d (a row vector, squeezed back),
 // 2-d·2-d mm, and batched products whose batch dims broadcast.

@@ -1,10 +1,12 @@
 // The matmul plan (linalg.hpp: plan_matmul): output and accumulate dtypes, the tile that fits
 // the device's shared memory, and the variant — vendor BLAS, cooperative matrix or the own
-// tiled kernel — each with the capability that drove it, as `nbx explain` shows.
+// tiled kernel — each with the capability that drove it, as `nbx explain` shows; and
+// plan_product, the shape rules of each public form (mm, addmv, linear …) before it.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
+#include "core/ops/elementwise_launch.hpp"
 #include "core/ops/linalg.hpp"
 
 namespace nbx::ops {
@@ -122,8 +124,8 @@ Offer blas_offer(const Capabilities& caps, const BackendDevice* device) {
     const auto& extra = device->properties().extra;
     const auto it = extra.find("matmul.blas");
     const std::string note = it == extra.end() ? "" : " (" + it->second + ")";
-    if (device->has_kernel("matmul.blas"))
-      return {true, "runtime: has_kernel(\"matmul.blas\")" + note};
+    if (device->offers(KernelFamily::kMatmul, abi::kMatmulVendorBlas))
+      return {true, "runtime: offers(matmul.blas)" + note};
     return {false, "runtime: no \"matmul.blas\" kernel" +
                        (note.empty() ? std::string(" (the backend has no vendor BLAS)") : note)};
   }
@@ -136,8 +138,8 @@ Offer blas_offer(const Capabilities& caps, const BackendDevice* device) {
 
 Offer coopmat_offer(const Capabilities& caps, const BackendDevice* device) {
   if (device) {
-    if (device->has_kernel("matmul.coopmat"))
-      return {true, "runtime: has_kernel(\"matmul.coopmat\")"};
+    if (device->offers(KernelFamily::kMatmul, abi::kMatmulCoopMatrix))
+      return {true, "runtime: offers(matmul.coopmat)"};
     return {false, "runtime: no \"matmul.coopmat\" kernel"};
   }
   const bool unit = caps.matrix_unit.value == MatrixUnit::kCoopmat ||
@@ -162,7 +164,8 @@ void choose_variant(MatmulPlan& plan, const Capabilities& caps, const BackendDev
   const auto take = [&](abi::MatmulVariant v, const std::string& key, const std::string& source,
                         const std::string& reason) {
     plan.variant = v;
-    plan.choices.push_back({"variant", variant_name(v), key, source, reason});
+    plan.choices.push_back(
+        {"variant", ::nbx::variant_name(KernelFamily::kMatmul, v), key, source, reason});
   };
   const auto refuse = [&](const std::string& key, const std::string& why) {
     throw Unsupported(op, caps.device, key,
@@ -211,7 +214,166 @@ void choose_variant(MatmulPlan& plan, const Capabilities& caps, const BackendDev
        why + ".");
 }
 
+// ---- The forms: the shapes each one takes and returns.
+
+constexpr ProductForm kForms[] = {
+    {"matmul", 2, 0, "a; b"},
+    {"mm", 2, 0, "a; b"},
+    {"mv", 2, 0, "mat; vec"},
+    {"dot", 2, 0, "a; b"},
+    {"bmm", 2, 0, "a; b"},
+    {"addmm", 3, 0, "input; m1; m2"},
+    {"baddbmm", 3, 0, "input; b1; b2"},
+    {"addmv", 3, 0, "input; mat; vec"},
+    {"addr", 3, 0, "input; vec1; vec2"},
+    {"linear", 2, 1, "x; weight; bias"},
+};
+
+std::string pair_str(const Shape& a, const Shape& b) {
+  return to_string(a) + " and " + to_string(b);
+}
+
+void require_rank(const std::string& op, const Shape& s, int rank, const char* what) {
+  if (s.size() != rank)
+    throw InvalidArgument(op, op + ": " + what + " must be " + std::to_string(rank) +
+                                  "-d (got shape " + to_string(s) + ").");
+}
+
+// [.., m, k] @ [.., k, n]: k columns against k rows.
+void require_inner(const std::string& op, std::int64_t k, std::int64_t rows,
+                   const std::string& shapes) {
+  if (k != rows)
+    throw InvalidArgument(op, op + ": shapes " + shapes + " cannot be multiplied (" +
+                                  std::to_string(k) + " columns against " + std::to_string(rows) +
+                                  " rows).");
+}
+
+// The addend (addmm's input, linear's bias) is read through broadcast strides.
+void require_addend(const std::string& op, const char* what, const Shape& addend,
+                    const Shape& product, const std::string& shapes) {
+  bool ok = addend.size() <= product.size();
+  for (int i = 1; ok && i <= addend.size(); ++i) {
+    const std::int64_t a = addend[addend.size() - i], p = product[product.size() - i];
+    ok = a == p || a == 1;
+  }
+  if (!ok)
+    throw InvalidArgument(op, op + ": the " + what + " of shape " + to_string(addend) +
+                                  " does not broadcast to the product's shape " +
+                                  to_string(product) + " (operands " + shapes + ").");
+}
+
+Shape linear_shape(const std::string& op, std::span<const Shape> s) {
+  const Shape &x = s[0], &w = s[1];
+  const std::string shapes = pair_str(x, w);
+  if (x.size() == 0 || w.size() == 0 || w.size() > 2)
+    throw InvalidArgument(op, op +
+                                  ": the input must be at least 1-d and the weight 1-d or 2-d "
+                                  "(shapes " +
+                                  shapes + ").");
+  const std::int64_t features = x[x.size() - 1], weight_in = w[w.size() - 1];
+  if (features != weight_in)
+    throw InvalidArgument(op, op + ": shapes " + shapes + " cannot be multiplied (the input has " +
+                                  std::to_string(features) + " features, the weight " +
+                                  std::to_string(weight_in) + ").");
+  Shape out = x;
+  out.erase(out.size() - 1);
+  if (w.size() == 2) out.push_back(w[0]);
+  if (s.size() == 3) {
+    // The product as the kernel runs it: x as a matrix, a 1-d weight as a column (whose
+    // bias becomes a column too).
+    Shape product = x.size() == 1 ? Shape{1} : out;
+    if (x.size() == 1 && w.size() == 2) product.push_back(w[0]);
+    if (w.size() == 1) product.push_back(1);
+    Shape bias = s[2];
+    if (w.size() == 1 && bias.size() >= 1) bias.push_back(1);
+    require_addend(op, "bias", bias, product, shapes);
+  }
+  return out;
+}
+
+Shape form_shape(const std::string& op, std::span<const Shape> s) {
+  if (op == "matmul") return matmul_shape(s[0], s[1]);
+  if (op == "linear") return linear_shape(op, s);
+  const bool addend = s.size() == 3;
+  const Shape& a = s[addend ? 1 : 0];
+  const Shape& b = s[addend ? 2 : 1];
+  const std::string shapes = pair_str(a, b);
+  Shape out;
+  if (op == "mm" || op == "addmm") {
+    require_rank(op, a, 2, addend ? "the first matrix" : "the first operand");
+    require_rank(op, b, 2, addend ? "the second matrix" : "the second operand");
+    require_inner(op, a[1], b[0], shapes);
+    out = {a[0], b[1]};
+  } else if (op == "mv" || op == "addmv") {
+    require_rank(op, a, 2, "the matrix");
+    require_rank(op, b, 1, "the vector");
+    if (addend && s[0].size() > 1)
+      throw InvalidArgument(op, op + ": the input of shape " + to_string(s[0]) +
+                                    " does not broadcast to the product's shape [" +
+                                    std::to_string(a[0]) + "].");
+    require_inner(op, a[1], b[0], shapes);
+    out = {a[0]};
+  } else if (op == "dot") {
+    require_rank(op, a, 1, "the first operand");
+    require_rank(op, b, 1, "the second operand");
+    if (a[0] != b[0])
+      throw InvalidArgument(op, op + ": shapes " + shapes + " have different lengths.");
+  } else if (op == "bmm" || op == "baddbmm") {
+    require_rank(op, a, 3, addend ? "the first batch" : "the first operand");
+    require_rank(op, b, 3, addend ? "the second batch" : "the second operand");
+    if (a[0] != b[0])
+      throw InvalidArgument(op, op + ": shapes " + shapes + " have different batch sizes" +
+                                    (addend ? "." : " (bmm does not broadcast)."));
+    require_inner(op, a[2], b[1], shapes);
+    out = {a[0], a[1], b[2]};
+  } else if (op == "addr") {
+    require_rank(op, a, 1, "the first vector");
+    require_rank(op, b, 1, "the second vector");
+    out = {a[0], b[0]};
+  } else {
+    throw InvalidArgument(op, "'" + op + "' is not a matrix product.");
+  }
+  if (addend) require_addend(op, "input", s[0], out, shapes);
+  return out;
+}
+
 }  // namespace
+
+std::span<const ProductForm> product_forms() {
+  return kForms;
+}
+
+ProductPlan plan_product(std::string_view op, std::span<const DType> dtypes,
+                         std::span<const Shape> shapes, const PlanTarget& target) {
+  const std::string name(op);
+  const ProductForm* form = nullptr;
+  for (const ProductForm& f : kForms)
+    if (f.name == op) form = &f;
+  if (!form) throw InvalidArgument(name, "'" + name + "' is not a matrix product.");
+  const auto given = static_cast<int>(shapes.size());
+  if (given != static_cast<int>(dtypes.size()) || given < form->operands ||
+      given > form->operands + form->optional_operands)
+    throw InvalidArgument(
+        name, name + " takes " + std::to_string(form->operands) +
+                  (form->optional_operands
+                       ? " or " + std::to_string(form->operands + form->optional_operands)
+                       : std::string()) +
+                  " tensors (" + std::string(form->operand_names) + "), not " +
+                  std::to_string(given) + ".");
+  ProductPlan plan;
+  plan.out_shape = form_shape(name, shapes);
+  for (DType t : dtypes)
+    if (t != dtypes[0])
+      throw InvalidArgument(name, name + ": the operands must share one dtype (got " +
+                                      dtype_str(dtypes[0]) + " and " + dtype_str(t) + ").");
+  if (dtypes[0] == DType::kBool)
+    throw InvalidArgument(name, name + " is not defined for bool tensors.");
+  detail::require_dtype_support(name, dtypes[0], target.caps, target.device_id, target.device_name);
+  plan.matmul = plan_matmul(dtypes[0], target.caps, name, target.device);
+  detail::require_dtype_support(name, plan.matmul.out_dtype, target.caps, target.device_id,
+                                target.device_name);
+  return plan;
+}
 
 MatmulRequest matmul_variant_request() {
   int r = g_request.load();

@@ -8,6 +8,7 @@
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/plan.hpp"
 #include "core/ops/tiling.hpp"
+#include "core/ops/variant_plan.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -50,8 +51,9 @@ struct NormCall {
 
 Tensor launch(NormCall& c) {
   const Device& device = c.x.device();
-  const RowPlan plan = plan_norm(c.name, c.x.dtype(), c.row_len,
-                                 {device.capabilities(), device.str(), device.display_name()});
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
+                          &device.context().backend_device()};
+  const RowPlan plan = plan_norm(c.name, c.x.dtype(), c.row_len, target);
   const DType acc = plan.accumulate_dtype;
   abi::NormParams p{};
   p.op = c.op;
@@ -66,6 +68,9 @@ Tensor launch(NormCall& c) {
   p.groups = c.groups;
   p.eps = c.eps;
   p.row_tile = plan.row_tile;
+  std::vector<PlanChoice> choices;
+  const int candidates[] = {abi::kNormRows, abi::kNormGeneral};
+  choose_variant(p, candidates, target, choices);
   Tensor out = Tensor::empty(c.x.shape(), c.x.dtype(), device);
   if (out.numel() == 0) return out;
   auto mem = [](const std::optional<Tensor>& t) {
@@ -78,7 +83,7 @@ Tensor launch(NormCall& c) {
                                    mem(c.running_mean),
                                    mem(c.running_var)};
   KernelLaunch kl;
-  kl.kernel = "norm";
+  kl.family = KernelFamily::kNorm;
   kl.buffers = std::span<const KernelBuffer>(buffers, c.op == abi::kNorm_batch_norm ? 6 : 4);
   kl.params = std::as_bytes(std::span<const abi::NormParams>(&p, 1));
   DeviceContext& ctx = device.context();
@@ -92,23 +97,16 @@ Tensor zero_offset_contiguous(const Tensor& t) {
   return (t.is_contiguous() && t.offset() == 0) ? t : t.clone();
 }
 
-// The product of the dims after [N, C]: computed, not divided out (N or C may be 0).
-std::int64_t spatial_size(const Tensor& x) {
-  std::int64_t inner = 1;
-  for (int d = 2; d < x.dim(); ++d) inner *= x.shape()[d];
-  return inner;
-}
-
-Tensor checked_input(const char* op, const Tensor& x, int min_dims) {
-  if (!x.defined()) throw InvalidArgument(op, std::string(op) + ": the input is undefined.");
-  if (!is_floating(x.dtype()))
-    throw InvalidArgument(op, std::string(op) + " is not defined for " +
-                                  std::string(dtype_name(x.dtype())) +
-                                  " tensors (it takes floating dtypes).");
-  if (x.dim() < min_dims)
-    throw InvalidArgument(op, std::string(op) + ": the input of shape " + to_string(x.shape()) +
-                                  " needs at least " + std::to_string(min_dims) + " dims.");
-  return zero_offset_contiguous(x);
+// The input, checked as norm_rows() checks it, with its rows; offsets removed by a copy.
+NormCall make_call(const char* name, abi::NormOp op, const Tensor& x_in,
+                   const Shape& normalized_shape, std::int64_t groups, double eps) {
+  if (!x_in.defined()) throw InvalidArgument(name, std::string(name) + ": the input is undefined.");
+  const NormRows r = norm_rows(name, x_in.dtype(), x_in.shape(), normalized_shape, groups);
+  NormCall c{name, op, zero_offset_contiguous(x_in)};
+  c.rows = r.rows, c.row_len = r.row_len, c.channels = r.channels;
+  c.inner = r.inner, c.groups = r.groups;
+  c.eps = eps;
+  return c;
 }
 
 std::optional<Tensor> param(const char* op, const char* what, const std::optional<Tensor>& p,
@@ -117,25 +115,54 @@ std::optional<Tensor> param(const char* op, const char* what, const std::optiona
   return zero_offset_contiguous(prepare_param(op, what, *p, expected, x));
 }
 
-NormCall trailing_dims_call(const char* name, abi::NormOp op, const Tensor& x_in,
-                            const Shape& normalized_shape) {
-  // PyTorch refuses an empty normalized_shape (harden: it normalized each element alone).
-  if (normalized_shape.size() == 0)
-    throw InvalidArgument(
-        name, std::string(name) + ": normalized_shape must have at least one dim (got []).");
-  const Tensor x = checked_input(name, x_in, normalized_shape.size());
-  const int lead = x.dim() - normalized_shape.size();
-  for (int i = 0; i < normalized_shape.size(); ++i)
-    if (x.shape()[lead + i] != normalized_shape[i])
-      throw InvalidArgument(name, std::string(name) + ": normalized_shape " +
-                                      to_string(normalized_shape) +
-                                      " does not match the trailing dims of the input's shape " +
-                                      to_string(x.shape()) + ".");
-  const std::int64_t row_len = numel(normalized_shape);
-  return NormCall{name, op, x, row_len ? x.numel() / row_len : 0, row_len};
-}
-
 }  // namespace
+
+NormRows norm_rows(std::string_view op, DType in, const Shape& x, const Shape& normalized_shape,
+                   std::int64_t groups) {
+  const std::string name(op);
+  const bool trailing = op == "layer_norm" || op == "rms_norm";
+  if (!trailing && op != "group_norm" && op != "batch_norm")
+    throw InvalidArgument(name, "'" + name + "' is not a normalization.");
+  // PyTorch refuses an empty normalized_shape (harden: it normalized each element alone).
+  if (trailing && normalized_shape.size() == 0)
+    throw InvalidArgument(name, name + ": normalized_shape must have at least one dim (got []).");
+  if (!is_floating(in))
+    throw InvalidArgument(name, name + " is not defined for " + std::string(dtype_name(in)) +
+                                    " tensors (it takes floating dtypes).");
+  const int min_dims = trailing ? normalized_shape.size() : 2;
+  if (x.size() < min_dims)
+    throw InvalidArgument(name, name + ": the input of shape " + to_string(x) + " needs at least " +
+                                    std::to_string(min_dims) + " dims.");
+  NormRows r;
+  if (trailing) {
+    const int lead = x.size() - normalized_shape.size();
+    for (int i = 0; i < normalized_shape.size(); ++i)
+      if (x[lead + i] != normalized_shape[i])
+        throw InvalidArgument(name, name + ": normalized_shape " + to_string(normalized_shape) +
+                                        " does not match the trailing dims of the input's shape " +
+                                        to_string(x) + ".");
+    r.row_len = numel(normalized_shape);
+    r.rows = r.row_len ? numel(x) / r.row_len : 0;
+    return r;
+  }
+  const std::int64_t n = x[0];
+  r.channels = x[1];
+  // The product of the dims after [N, C]: computed, not divided out (N or C may be 0).
+  for (int d = 2; d < x.size(); ++d) r.inner *= x[d];
+  if (op == "batch_norm") {
+    r.rows = n;
+    r.row_len = r.channels * r.inner;
+    return r;
+  }
+  if (groups <= 0 || r.channels % groups != 0)
+    throw InvalidArgument(name, name + ": " + std::to_string(r.channels) +
+                                    " channels cannot be split into " + std::to_string(groups) +
+                                    " groups.");
+  r.groups = groups;
+  r.rows = n * groups;
+  r.row_len = (r.channels / groups) * r.inner;
+  return r;
+}
 
 RowPlan plan_norm(std::string_view op, DType in, std::int64_t row_len, const PlanTarget& target) {
   RowPlan plan =
@@ -147,8 +174,7 @@ RowPlan plan_norm(std::string_view op, DType in, std::int64_t row_len, const Pla
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape,
                   const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                   double eps) {
-  NormCall c = trailing_dims_call("layer_norm", abi::kNorm_layer_norm, x, normalized_shape);
-  c.eps = eps;
+  NormCall c = make_call("layer_norm", abi::kNorm_layer_norm, x, normalized_shape, 1, eps);
   c.weight = param("layer_norm", "weight", weight, normalized_shape, c.x);
   c.bias = param("layer_norm", "bias", bias, normalized_shape, c.x);
   return launch(c);
@@ -156,46 +182,29 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape,
 
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const std::optional<Tensor>& weight,
                 std::optional<double> eps) {
-  NormCall c = trailing_dims_call("rms_norm", abi::kNorm_rms_norm, x, normalized_shape);
+  NormCall c = make_call("rms_norm", abi::kNorm_rms_norm, x, normalized_shape, 1, 0);
   c.eps = eps.value_or(machine_epsilon(c.x.dtype()));
   c.weight = param("rms_norm", "weight", weight, normalized_shape, c.x);
   return launch(c);
 }
 
-Tensor group_norm(const Tensor& x_in, std::int64_t num_groups, const std::optional<Tensor>& weight,
+Tensor group_norm(const Tensor& x, std::int64_t num_groups, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
-  const Tensor x = checked_input("group_norm", x_in, 2);
-  const std::int64_t n = x.shape()[0], ch = x.shape()[1];
-  if (num_groups <= 0 || ch % num_groups != 0)
-    throw InvalidArgument("group_norm", "group_norm: " + std::to_string(ch) +
-                                            " channels cannot be split into " +
-                                            std::to_string(num_groups) + " groups.");
-  const std::int64_t inner = spatial_size(x);
-  NormCall c{"group_norm",
-             abi::kNorm_group_norm,
-             x,
-             n * num_groups,
-             (ch / num_groups) * inner,
-             ch,
-             inner,
-             num_groups,
-             eps};
-  c.weight = param("group_norm", "weight", weight, {ch}, x);
-  c.bias = param("group_norm", "bias", bias, {ch}, x);
+  NormCall c = make_call("group_norm", abi::kNorm_group_norm, x, {}, num_groups, eps);
+  c.weight = param("group_norm", "weight", weight, {c.channels}, c.x);
+  c.bias = param("group_norm", "bias", bias, {c.channels}, c.x);
   return launch(c);
 }
 
-Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& running_var,
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                   double eps) {
-  const Tensor x = checked_input("batch_norm", x_in, 2);
-  const std::int64_t n = x.shape()[0], ch = x.shape()[1];
-  const std::int64_t inner = spatial_size(x);
-  NormCall c{"batch_norm", abi::kNorm_batch_norm, x, n, ch * inner, ch, inner, 1, eps};
-  c.running_mean = param("batch_norm", "running_mean", running_mean, {ch}, x);
-  c.running_var = param("batch_norm", "running_var", running_var, {ch}, x);
-  c.weight = param("batch_norm", "weight", weight, {ch}, x);
-  c.bias = param("batch_norm", "bias", bias, {ch}, x);
+  NormCall c = make_call("batch_norm", abi::kNorm_batch_norm, x, {}, 1, eps);
+  const Shape ch{c.channels};
+  c.running_mean = param("batch_norm", "running_mean", running_mean, ch, c.x);
+  c.running_var = param("batch_norm", "running_var", running_var, ch, c.x);
+  c.weight = param("batch_norm", "weight", weight, ch, c.x);
+  c.bias = param("batch_norm", "bias", bias, ch, c.x);
   return launch(c);
 }
 

@@ -10,6 +10,7 @@
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/plan.hpp"
 #include "core/ops/tiling.hpp"
+#include "core/ops/variant_plan.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -100,7 +101,8 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
   if (!x.defined())
     throw InvalidArgument(r.name, std::string(r.name) + ": the tensor is undefined.");
   const Device& device = x.device();
-  const PlanTarget target{device.capabilities(), device.str(), device.display_name()};
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
+                          &device.context().backend_device()};
   std::int64_t row_len_estimate = 1;  // for the plan; the exact row length follows below
   {
     const std::vector<bool> m = reduced_mask(r.name, x, r.dims);
@@ -145,6 +147,9 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
                                       to_string(x.shape()) + ") — the result has no identity.");
 
   p.row_tile = plan.row_tile;
+  std::vector<PlanChoice> choices;
+  const int candidates[] = {abi::kReduceRows, abi::kReduceGeneral};
+  choose_variant(p, candidates, target, choices);
 
   Launched result;
   // The output is written in the kept-dims layout; keepdim only re-views it.
@@ -165,7 +170,7 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
   }
   if (p.rows > 0) {
     KernelLaunch kl;
-    kl.kernel = "reduce";
+    kl.family = KernelFamily::kReduce;
     kl.buffers = std::span<const KernelBuffer>(buffers, n_buffers);
     kl.params = std::as_bytes(std::span<const abi::ReduceParams>(&p, 1));
     DeviceContext& ctx = device.context();

@@ -7,6 +7,7 @@
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/plan.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -20,18 +21,17 @@ ScanResult run_scan(const char* name, abi::ScanOp op, const Tensor& x, std::int6
                     std::optional<DType> dtype) {
   if (!x.defined()) throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
   const bool extreme = op == abi::kScan_cummax || op == abi::kScan_cummin;
-  // A requested dtype casts the input first, as PyTorch does; integers sum into int64.
-  // Refused under this op's name, not the cast's (harden: it said "cast on host").
-  if (dtype) detail::require_dtype_support(name, *dtype, x.device());
-  const Tensor src = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
-  const DType in = src.dtype();
-  const DType out_dtype = extreme || is_floating(in) ? in : DType::kInt64;
-  DType accumulate = out_dtype;
-  if (is_half_type(in)) accumulate = DType::kFloat32;
-
   // A 0-d tensor scans as a single element along its one implicit dim.
   // (wrap_dim takes 0 and -1 for a 0-d tensor itself; the rank it names stays 0.)
-  const int scan_dim = wrap_dim(dim, src.dim(), name);
+  const int scan_dim = wrap_dim(dim, x.dim(), name);
+  const Device& device = x.device();
+  const RowPlan plan = plan_scan(name, x.dtype(), dtype, x.dim() == 0 ? 1 : x.shape()[scan_dim],
+                                 {device.capabilities(), device.str(), device.display_name()});
+  const Tensor src = x.to(plan.input_dtype);  // a requested dtype casts first, as PyTorch does
+  const DType in = src.dtype();
+  const DType out_dtype = plan.out_dtype;
+  const DType accumulate = plan.accumulate_dtype;
+
   abi::ScanParams p{};
   p.op = op;
   p.in_dtype = static_cast<std::int32_t>(in);
@@ -39,10 +39,6 @@ ScanResult run_scan(const char* name, abi::ScanOp op, const Tensor& x, std::int6
   p.accumulate_dtype = static_cast<std::int32_t>(accumulate);
   p.in_offset = src.offset();
   p.row_len = src.dim() == 0 ? 1 : src.shape()[scan_dim];
-
-  const Device& device = src.device();
-  for (DType t : {in, out_dtype, accumulate}) detail::require_dtype_support(name, t, device);
-  if (extreme) detail::require_dtype_support(name, DType::kInt64, device);
 
   ScanResult r;
   r.values = Tensor::empty(src.shape(), out_dtype, device);
@@ -70,7 +66,7 @@ ScanResult run_scan(const char* name, abi::ScanOp op, const Tensor& x, std::int6
                              {src.storage()->memory(), false},
                              {extreme ? r.indices.storage()->memory() : DeviceMemory{}, true}};
   KernelLaunch kl;
-  kl.kernel = "scan";
+  kl.family = KernelFamily::kScan;
   kl.buffers = std::span<const KernelBuffer>(buffers, extreme ? 3 : 2);
   kl.params = std::as_bytes(std::span<const abi::ScanParams>(&p, 1));
   DeviceContext& ctx = device.context();
@@ -80,6 +76,43 @@ ScanResult run_scan(const char* name, abi::ScanOp op, const Tensor& x, std::int6
 }
 
 }  // namespace
+
+// `row_len` is for the kernel variant, which the backend still picks by itself today.
+RowPlan plan_scan(std::string_view op, DType in, std::optional<DType> requested,
+                  [[maybe_unused]] std::int64_t row_len, const PlanTarget& target) {
+  const std::string name(op);
+  const bool extreme = op == "cummax" || op == "cummin";
+  if (!extreme && op != "cumsum" && op != "cumprod")
+    throw InvalidArgument(name, "'" + name + "' is not a scan.");
+  const auto require = [&](DType t) {
+    detail::require_dtype_support(name, t, target.caps, target.device_id, target.device_name);
+  };
+  // Refused under this op's name, not the cast's (harden: it said "cast on host").
+  if (requested) require(*requested);
+  require(in);
+  RowPlan plan;
+  plan.input_dtype = requested.value_or(in);
+  const DType t = plan.input_dtype;
+  plan.out_dtype = extreme || is_floating(t) ? t : DType::kInt64;
+  plan.accumulate_dtype = is_half_type(t) ? DType::kFloat32 : plan.out_dtype;
+  for (DType d : {t, plan.out_dtype, plan.accumulate_dtype}) require(d);
+  if (extreme) require(DType::kInt64);
+  const bool to_int64 = plan.out_dtype == DType::kInt64 && t != DType::kInt64;
+  plan.choices.push_back(
+      {"out_dtype", std::string(dtype_name(plan.out_dtype)), to_int64 ? "int64" : "",
+       to_int64 ? target.caps.int64.source : "",
+       extreme ? "running extrema keep the input dtype (PyTorch)."
+               : (to_int64 ? "integer and bool scans sum into int64, as sum does (PyTorch)."
+                           : "floating scans keep their dtype (PyTorch).")});
+  plan.choices.push_back({"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)), "",
+                          "",
+                          is_half_type(t) ? "float16/bfloat16 accumulate in float32."
+                                          : "accumulates in the output dtype."});
+  if (extreme)
+    plan.choices.push_back({"indices_dtype", "int64", "int64", target.caps.int64.source,
+                            "the position of each running extremum (ties take the later one)."});
+  return plan;
+}
 
 Tensor cumsum(const Tensor& x, std::int64_t dim, std::optional<DType> dtype) {
   return run_scan("cumsum", abi::kScan_cumsum, x, dim, dtype).values;

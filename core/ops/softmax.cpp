@@ -1,5 +1,6 @@
 #include "core/ops/softmax.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/plan.hpp"
 #include "core/ops/tiling.hpp"
+#include "core/ops/variant_plan.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -25,8 +27,9 @@ Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
                                     " tensors (it takes floating dtypes).");
   const int d = wrap_dim(dim, x.dim(), name);
   const Device& device = x.device();
-  const RowPlan plan = plan_softmax(name, x.dtype(), x.dim() ? x.shape()[d] : 1,
-                                    {device.capabilities(), device.str(), device.display_name()});
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
+                          &device.context().backend_device()};
+  const RowPlan plan = plan_softmax(name, x.dtype(), x.dim() ? x.shape()[d] : 1, target);
   const DType acc = plan.accumulate_dtype;
 
   abi::SoftmaxParams p{};
@@ -71,13 +74,15 @@ Tensor run(const char* name, const Tensor& x_in, std::int64_t dim, double scale,
     p.rows *= x.shape()[k];
     ++p.outer_ndim;
   }
-  p.variant = plan.variant;
   p.row_tile = plan.row_tile;
+  std::vector<PlanChoice> choices;
+  const int candidates[] = {abi::kSoftmaxRows, plan.variant};
+  choose_variant(p, candidates, target, choices);
   if (out.numel() == 0) return out;
   KernelBuffer buffers[3] = {{out.storage()->memory(), true}, {x.storage()->memory(), false}, {}};
   if (mask) buffers[2] = {m.storage()->memory(), false};
   KernelLaunch kl;
-  kl.kernel = "softmax";
+  kl.family = KernelFamily::kSoftmax;
   kl.buffers = std::span<const KernelBuffer>(buffers, mask ? 3 : 2);
   kl.params = std::as_bytes(std::span<const abi::SoftmaxParams>(&p, 1));
   DeviceContext& ctx = device.context();
@@ -92,16 +97,22 @@ RowPlan plan_softmax(std::string_view op, DType in, std::int64_t row_len,
                      const PlanTarget& target) {
   RowPlan plan = detail::plan_float_rows(op, in, row_len, target,
                                          "max and sum run in float32 for half types (PyTorch).");
-  // The one-pass variant keeps the row in shared memory in the accumulate dtype.
+  // The one-pass variant keeps the row in shared memory in the accumulate dtype, beside the
+  // scratch every backend's kernels may take (kernel_abi_families.hpp), within what CUDA and
+  // HIP grant without opt-in: a row that fits here fits every backend's kernel.
   const std::int64_t smem = target.caps.shared_memory_per_block.value;
+  const std::int64_t budget = std::min(smem, abi::kSoftmaxSharedCap) -
+                              std::int64_t(abi::kSoftmaxMaxThreads) * abi::kSoftmaxScratchPerThread;
   const std::int64_t need = row_len * static_cast<std::int64_t>(dtype_size(plan.accumulate_dtype));
-  plan.variant = (smem > 0 && need <= smem) ? abi::kSoftmaxOnePass : abi::kSoftmaxLooped;
-  plan.choices.push_back({"variant", plan.variant == abi::kSoftmaxOnePass ? "one-pass" : "looped",
-                          "shared_memory.per_block", target.caps.shared_memory_per_block.source,
-                          "a row of " + std::to_string(row_len) + " " +
-                              std::string(dtype_name(plan.accumulate_dtype)) + " values needs " +
-                              std::to_string(need) + " bytes; the device has " +
-                              std::to_string(smem) + " per block."});
+  plan.variant = (budget > 0 && need <= budget) ? abi::kSoftmaxOnePass : abi::kSoftmaxLooped;
+  plan.choices.push_back(
+      {"strided_variant",
+       plan.variant == abi::kSoftmaxOnePass ? "softmax.one_pass" : "softmax.looped",
+       "shared_memory.per_block", target.caps.shared_memory_per_block.source,
+       "where the row kernel does not serve: a row of " + std::to_string(row_len) + " " +
+           std::string(dtype_name(plan.accumulate_dtype)) + " values needs " +
+           std::to_string(need) + " bytes; the row cache may take " + std::to_string(budget) +
+           " (min(" + std::to_string(smem) + ", 48 KiB) less 256 threads' scratch)."});
   plan.choices.push_back(detail::row_tile_choice(target.caps, row_len, plan.row_tile));
   return plan;
 }

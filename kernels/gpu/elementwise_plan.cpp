@@ -27,39 +27,6 @@ const OpEntry* find_op(int op) {
   return nullptr;
 }
 
-[[noreturn]] void reject(const std::string& what) {
-  throw InvalidArgument("elementwise", "elementwise launch: " + what + ".");
-}
-
-bool is_float_dtype(int d) {
-  return d >= 6 && d <= 9;
-}
-
-bool is_bitwise(int op) {
-  return op == abi::kOp_bitwise_not ||
-         (op >= abi::kOp_bitwise_and && op <= abi::kOp_bitwise_right_shift);
-}
-
-void check_operand(const abi::ElementwiseParams& p, const abi::ElementwiseOperand& o,
-                   const BoundBuffer& b, const std::string& label) {
-  const int bytes = dtype_bytes(o.dtype);
-  if (bytes == 0) reject(label + " has unknown dtype code " + std::to_string(o.dtype));
-  if (o.is_scalar) return;
-  if (b.address == nullptr) reject(label + " is a tensor but no buffer is bound to it");
-  if (p.numel == 0) return;
-  // The furthest element the view reaches must lie inside the buffer.
-  std::int64_t last = o.offset;
-  if (o.offset < 0) reject(label + " has a negative offset (" + std::to_string(o.offset) + ")");
-  for (int d = 0; d < p.ndim; ++d) {
-    if (o.strides[d] < 0) reject(label + " has a negative stride in dim " + std::to_string(d));
-    last += (p.sizes[d] - 1) * o.strides[d];
-  }
-  const std::uint64_t end = std::uint64_t(last + 1) * std::uint64_t(bytes);
-  if (end > b.bytes)
-    reject(label + " reaches byte " + std::to_string(end) + " of a buffer of " +
-           std::to_string(b.bytes) + " bytes");
-}
-
 // The per-block shared memory every CUDA and HIP device grants without opt-in.
 constexpr std::size_t kSharedMemoryWithoutOptIn = 48 * 1024;
 
@@ -190,38 +157,6 @@ void apply_environment(ElementwiseOptions& options) {
                                 b + "').");
     options.batch_max_numel = v == 1 ? ElementwiseOptions{}.batch_max_numel : std::int64_t(v);
   }
-}
-
-void validate_elementwise(const abi::ElementwiseParams& p, const BoundBuffer* buffers,
-                          int num_buffers) {
-  const OpEntry* op = find_op(p.op);
-  if (!op) reject("unknown op code " + std::to_string(p.op));
-  const std::string name = op->name;
-  if (p.num_inputs != op->arity)
-    reject(name + " takes " + std::to_string(op->arity) + " inputs, the block says " +
-           std::to_string(p.num_inputs));
-  if (num_buffers != 1 + p.num_inputs)
-    reject(name + " needs " + std::to_string(1 + p.num_inputs) + " buffers, got " +
-           std::to_string(num_buffers));
-  if (p.ndim < 0 || p.ndim > abi::kMaxDims)
-    reject(name + " has ndim " + std::to_string(p.ndim) + " outside [0, 8]");
-  if (dtype_bytes(p.compute_dtype) == 0)
-    reject(name + " has unknown compute dtype code " + std::to_string(p.compute_dtype));
-  if (is_bitwise(p.op) && is_float_dtype(p.compute_dtype))
-    reject(name + " has no floating-point form (compute dtype code " +
-           std::to_string(p.compute_dtype) + ")");
-  std::int64_t n = 1;
-  for (int d = 0; d < p.ndim; ++d) {
-    if (p.sizes[d] < 0) reject(name + " has a negative size in dim " + std::to_string(d));
-    n *= p.sizes[d];
-  }
-  if (n != p.numel)
-    reject(name + " has numel " + std::to_string(p.numel) + " but its sizes multiply to " +
-           std::to_string(n));
-  if (p.out.is_scalar) reject(name + " has a scalar output");
-  check_operand(p, p.out, buffers[0], name + " output");
-  for (int k = 0; k < p.num_inputs; ++k)
-    check_operand(p, p.in[k], buffers[1 + k], name + " input " + std::to_string(k));
 }
 
 ElementwisePlan collapse_dimensions(const abi::ElementwiseParams& p) {

@@ -1,5 +1,5 @@
-// Host-side planning for the elementwise family: validation of a parameter block, and the
-// shape analysis that picks a kernel (dimension collapsing, contiguity, alignment).
+// Host-side planning for the elementwise family (validation is core/families'): the shape
+// analysis that picks a kernel (dimension collapsing, contiguity, alignment).
 // Plain C++ (no vendor header); included by elementwise_dispatch.cu.
 #pragma once
 
@@ -25,12 +25,6 @@ struct ElementwisePlan {
 int dtype_bytes(int dtype);
 // The op's arity from the op table; 0 for an unknown code.
 int elementwise_op_arity(int op);
-
-// Throws nbx::InvalidArgument when the block breaks the ABI: arity, ndim, dtypes, sizes,
-// or a view reaching outside its buffer. Throws nbx::Unsupported for a bitwise or shift op
-// asked to compute in a floating dtype.
-void validate_elementwise(const abi::ElementwiseParams& p, const BoundBuffer* buffers,
-                          int num_buffers);
 
 // Drops size-1 dimensions and merges neighbours that every tensor operand walks as one.
 ElementwisePlan collapse_dimensions(const abi::ElementwiseParams& p);

@@ -19,9 +19,9 @@ struct MatmulDevice {
   std::int64_t shared_memory_per_block = 0;  // the runtime's per-block limit, bytes
 };
 
-// The checks every variant shares (InvalidArgument naming the problem): buffer count,
-// sizes, dtype codes, every operand inside its buffer. False when the output is empty.
-bool validate_matmul(const abi::MatmulParams& params, const BoundBuffer* buffers, int num_buffers);
+// False when the output is empty (nothing to launch). The block was validated by
+// BackendDevice::launch (core/families/matmul_family.cpp).
+bool matmul_has_work(const abi::MatmulParams& params);
 
 // Validates `params` (InvalidArgument naming the problem) and enqueues the tiled kernel on
 // `stream`: out[b] = alpha * A[b] @ B[b] + beta * addend[b] through the operands' strides.

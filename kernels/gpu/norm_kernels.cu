@@ -138,70 +138,29 @@ __global__ void __launch_bounds__(kNormBlock) norm_kernel(const abi::NormParams 
   }
 }
 
-[[noreturn]] void reject(const std::string& what) {
-  throw InvalidArgument("norm", "norm launch: " + what + ".");
-}
-
-void check_size(const BoundBuffer& b, i64 elements, int dtype, const char* label) {
-  if (b.address == nullptr || std::uint64_t(elements) * dtype_bytes(dtype) > b.bytes)
-    reject(std::string(label) + " holds " + std::to_string(b.bytes) + " bytes; " +
-           std::to_string(elements) + " elements are read or written");
-}
-
-bool floating(int t) {
-  return t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64;
-}
-
 }  // namespace
 
 ElementwiseLaunchResult launch_norm(const abi::NormParams& p, const BoundBuffer* buffers,
                                     int num_buffers, const ElementwiseOptions& options,
                                     void* stream) {
-  if (p.op < abi::kNorm_layer_norm || p.op > abi::kNorm_batch_norm)
-    reject("unknown op code " + std::to_string(p.op));
+  // BackendDevice::launch validated the block (core/families/norm_family.cpp), including
+  // that the variant serves it: the variant asked for is the one that runs.
   const bool batch = p.op == abi::kNorm_batch_norm;
-  if (num_buffers < (batch ? 6 : 2) || num_buffers > 6)
-    reject(std::to_string(num_buffers) + " buffers for op " + std::to_string(p.op));
-  for (int t : {p.in_dtype, p.out_dtype, p.accumulate_dtype, p.param_dtype})
-    if (!floating(t)) reject("dtype code " + std::to_string(t) + " is not a floating dtype");
-  if (p.rows < 0 || p.row_len < 0) reject("negative rows or row_len");
-  const bool by_channel = batch || p.op == abi::kNorm_group_norm;
-  if (by_channel && (p.inner <= 0 || p.groups <= 0 || p.channels <= 0 ||
-                     p.channels % p.groups != 0 || (batch && p.row_len != p.channels * p.inner) ||
-                     (!batch && p.row_len != (p.channels / p.groups) * p.inner)))
-    reject("channels " + std::to_string(p.channels) + ", groups " + std::to_string(p.groups) +
-           " and inner " + std::to_string(p.inner) + " disagree with row_len " +
-           std::to_string(p.row_len));
   ElementwiseLaunchResult result;
   result.call = "norm launch";
   result.path = ElementwisePath::kGeneric;
   if (p.rows == 0 || p.row_len == 0) return result;
-  const i64 numel = p.rows * p.row_len, params = by_channel ? p.channels : p.row_len;
-  check_size(buffers[0], numel, p.out_dtype, "the output");
-  check_size(buffers[1], numel, p.in_dtype, "the input");
-  auto optional = [&](int k, bool wanted, const char* label) -> const void* {
-    if (!wanted) return nullptr;
-    if (k >= num_buffers) reject(std::string(label) + " is not bound");
-    check_size(buffers[k], params, p.param_dtype, label);
-    return buffers[k].address;
+  auto optional = [&](int k, bool wanted) -> const void* {
+    return wanted ? buffers[k].address : nullptr;
   };
-  NormPointers b{buffers[0].address,
-                 buffers[1].address,
-                 optional(2, p.has_weight != 0, "the weight"),
-                 optional(3, p.has_bias != 0, "the bias"),
-                 optional(4, batch, "the running mean"),
-                 optional(5, batch, "the running variance")};
-  // NBX_GPU_ROWS=fast: contiguous layer_norm/rms_norm rows take norm_rows_fast.cu (opt-in
-  // until it is measured on hardware); everything else continues here unchanged.
-  if (options.rows_fast != 0) {
-    if (launch_norm_rows_fast(p, buffers, num_buffers, options, stream, result)) return result;
-    if (options.rows_fast == 2)
-      throw Unsupported(
-          "norm", "gpu", "norm.rows_fast",
-          "norm launch: NBX_GPU_ROWS=fast-only, and op " + std::to_string(p.op) + " (dtypes in " +
-              std::to_string(p.in_dtype) + ", out " + std::to_string(p.out_dtype) + ", param " +
-              std::to_string(p.param_dtype) + ", accumulate " + std::to_string(p.accumulate_dtype) +
-              ") is not one the contiguous-row kernel serves.");
+  NormPointers b{buffers[0].address,           buffers[1].address, optional(2, p.has_weight != 0),
+                 optional(3, p.has_bias != 0), optional(4, batch), optional(5, batch)};
+  if (p.variant == abi::kNormRows) {
+    if (!launch_norm_rows_fast(p, buffers, num_buffers, options, stream, result))
+      throw Internal(
+          "norm launch: the contiguous-row kernel declined a launch its variant's "
+          "contract (core/families/norm_family.cpp) admits.");
+    return result;
   }
   abi::NormParams q = p;
   int group = 1;

@@ -96,65 +96,21 @@ __global__ void __launch_bounds__(kReduceBlock)
   }
 }
 
-[[noreturn]] void reject(const std::string& what) {
-  throw InvalidArgument("reduce", "reduce launch: " + what + ".");
-}
-
-bool writes_index_buffer(int op) {
-  return op == abi::kReduce_max_with_index || op == abi::kReduce_min_with_index;
-}
-
-// The furthest element a view reaches (over `nd` dims of sizes/strides, twice) must lie
-// inside its buffer.
-void check_view(i64 offset, int nd1, const std::int64_t* s1, const std::int64_t* st1, int nd2,
-                const std::int64_t* s2, const std::int64_t* st2, int dtype, const BoundBuffer& b,
-                const char* label) {
-  i64 last = offset;
-  if (offset < 0) reject(std::string(label) + " has a negative offset");
-  for (int d = 0; d < nd1; ++d) last += (s1[d] - 1) * st1[d];
-  for (int d = 0; d < nd2; ++d) last += (s2[d] - 1) * st2[d];
-  if (b.address == nullptr || std::uint64_t(last + 1) * dtype_bytes(dtype) > b.bytes)
-    reject(std::string(label) + " reaches beyond its buffer of " + std::to_string(b.bytes) +
-           " bytes");
-}
-
 }  // namespace
 
 ElementwiseLaunchResult launch_reduce(const abi::ReduceParams& p, const BoundBuffer* buffers,
                                       int num_buffers, const ElementwiseOptions& options,
                                       void* stream) {
-  if (p.op < abi::kReduce_sum || p.op > abi::kReduce_count_nonzero)
-    reject("unknown op code " + std::to_string(p.op));
-  if (num_buffers != (writes_index_buffer(p.op) ? 3 : 2))
-    reject(std::to_string(num_buffers) + " buffers for op " + std::to_string(p.op));
-  if (p.out_ndim < 0 || p.out_ndim > abi::kMaxDims || p.red_ndim < 0 || p.red_ndim > abi::kMaxDims)
-    reject("dims out of range");
-  if (dtype_bytes(p.in_dtype) == 0 || dtype_bytes(p.out_dtype) == 0 ||
-      dtype_bytes(p.accumulate_dtype) == 0)
-    reject("unknown dtype code");
-  i64 rows = 1, len = 1;
-  for (int d = 0; d < p.out_ndim; ++d) rows *= p.out_sizes[d];
-  for (int d = 0; d < p.red_ndim; ++d) len *= p.red_sizes[d];
-  if (rows != p.rows || len != p.row_len) reject("rows/row_len disagree with the sizes");
+  // BackendDevice::launch validated the block (core/families/reduce_family.cpp), including
+  // that the variant serves it: the variant asked for is the one that runs.
   ElementwiseLaunchResult result;
   if (p.rows == 0) return result;
-  check_view(p.out_offset, p.out_ndim, p.out_sizes, p.out_strides, 0, nullptr, nullptr, p.out_dtype,
-             buffers[0], "the output");
-  if (p.row_len > 0)
-    check_view(p.in_offset, p.out_ndim, p.out_sizes, p.in_kept_strides, p.red_ndim, p.red_sizes,
-               p.in_red_strides, p.in_dtype, buffers[1], "the input");
-  if (writes_index_buffer(p.op))
-    check_view(p.index_offset, p.out_ndim, p.out_sizes, p.index_strides, 0, nullptr, nullptr,
-               kInt64, buffers[2], "the index output");
-  // NBX_GPU_ROWS=fast: rows contiguous in memory take reduce_rows_fast.cu (opt-in until it
-  // is measured on hardware); everything else continues here unchanged.
-  if (options.rows_fast != 0) {
-    if (launch_reduce_rows_fast(p, buffers, num_buffers, options, stream, result)) return result;
-    if (options.rows_fast == 2)
-      throw Unsupported("reduce", "gpu", "reduce.rows_fast",
-                        "reduce launch: NBX_GPU_ROWS=fast-only, and op " + std::to_string(p.op) +
-                            " on this view (dtype " + std::to_string(p.in_dtype) +
-                            ") is not one the contiguous-row kernel serves.");
+  if (p.variant == abi::kReduceRows) {
+    if (!launch_reduce_rows_fast(p, buffers, num_buffers, options, stream, result))
+      throw Internal(
+          "reduce launch: the contiguous-row kernel declined a launch its variant's "
+          "contract (core/families/reduce_family.cpp) admits.");
+    return result;
   }
   // The group size: the wrapper's row_tile, rounded down to a power of two in [1, block].
   abi::ReduceParams q = p;

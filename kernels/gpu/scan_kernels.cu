@@ -47,7 +47,6 @@
 #include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
-#include "kernels/gpu/row_view_check.hpp"
 #include "kernels/gpu/scan_launch.hpp"
 
 namespace nbx::gpu {
@@ -691,10 +690,6 @@ __global__ void __launch_bounds__(kLongBlock)
                             row_offsets(p, b / chunks), begin, end, warp_states, phase);
 }
 
-[[noreturn]] void reject(const std::string& what) {
-  throw InvalidArgument("scan", "scan launch: " + what + ".");
-}
-
 // Which kernel, how many lanes per row, how many blocks; for long rows, how many chunks.
 struct ScanPlan {
   bool long_rows = false;
@@ -830,37 +825,12 @@ Error enqueue_op(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuff
 ElementwiseLaunchResult launch_scan(const abi::ScanParams& p, const BoundBuffer* buffers,
                                     int num_buffers, const ElementwiseOptions& options,
                                     void* stream) {
-  if (p.op < abi::kScan_cumsum || p.op > abi::kScan_cummin)
-    reject("unknown op code " + std::to_string(p.op));
-  const bool extreme = p.op == abi::kScan_cummax || p.op == abi::kScan_cummin;
-  if (num_buffers != (extreme ? 3 : 2))
-    reject(std::to_string(num_buffers) + " buffers for op " + std::to_string(p.op));
-  if (p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims) reject("outer dims out of range");
-  for (int t : {p.in_dtype, p.out_dtype, p.accumulate_dtype})
-    if (dtype_bytes(t) == 0) reject("unknown dtype code " + std::to_string(t));
-  const bool float_accumulate = p.accumulate_dtype == kFloat16 || p.accumulate_dtype == kBFloat16 ||
-                                p.accumulate_dtype == kFloat32 || p.accumulate_dtype == kFloat64;
-  // Extremes copy input values: an int64 compared in a float type would lose its low bits.
-  if (extreme && float_accumulate != (p.in_dtype >= kFloat16))
-    reject("cummax/cummin compare " + std::to_string(p.in_dtype) + " values in dtype " +
-           std::to_string(p.accumulate_dtype));
-  i64 rows = 1;
-  for (int d = 0; d < p.outer_ndim; ++d) {
-    if (p.outer_sizes[d] < 0) reject("a negative outer size");
-    rows *= p.outer_sizes[d];
-  }
-  if (rows != p.rows || p.row_len < 0) reject("rows/row_len disagree with the sizes");
+  // BackendDevice::launch validated the block (core/families/scan_family.cpp).
+  (void)num_buffers;
   ElementwiseLaunchResult result;
   result.call = "scan launch";
   result.path = ElementwisePath::kGeneric;
   if (p.rows == 0 || p.row_len == 0) return result;
-  check_row_view("scan", p, p.out_offset, p.out_outer_strides, p.out_row_stride,
-                 dtype_bytes(p.out_dtype), buffers[0], "the output");
-  check_row_view("scan", p, p.in_offset, p.in_outer_strides, p.in_row_stride,
-                 dtype_bytes(p.in_dtype), buffers[1], "the input");
-  if (extreme)
-    check_row_view("scan", p, p.index_offset, p.index_outer_strides, p.index_row_stride,
-                   dtype_bytes(kInt64), buffers[2], "the index output");
   const ScanPlan plan = plan_scan(p, options.multiprocessors);
   const Stream s = static_cast<Stream>(stream);
   Error e;

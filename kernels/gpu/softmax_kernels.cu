@@ -16,7 +16,6 @@
 #include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
-#include "kernels/gpu/row_view_check.hpp"
 #include "kernels/gpu/softmax_launch.hpp"
 #include "kernels/gpu/softmax_rows_fast.hpp"
 
@@ -162,9 +161,10 @@ __global__ void __launch_bounds__(kSoftmaxBlock)
   }
 }
 
-[[noreturn]] void reject(const std::string& what) {
-  throw InvalidArgument("softmax", "softmax launch: " + what + ".");
-}
+// The wrapper's one-pass rule holds here (kernel_abi_families.hpp).
+static_assert(kSoftmaxBlock <= abi::kSoftmaxMaxThreads);
+static_assert(sizeof(Online<double>) <= abi::kSoftmaxScratchPerThread);
+static_assert(kSharedBudget >= abi::kSoftmaxSharedCap);
 
 template <typename C>
 void enqueue(const abi::SoftmaxParams& q, const BoundBuffer* buffers, const ElementwiseOptions& o,
@@ -173,7 +173,13 @@ void enqueue(const abi::SoftmaxParams& q, const BoundBuffer* buffers, const Elem
   i64 rows_per_block = kSoftmaxBlock / group;
   const i64 budget = kSharedBudget - i64(sizeof(Online<C>)) * kSoftmaxBlock;
   const i64 row_bytes = q.row_len * i64(sizeof(C));
-  bool one_pass = q.variant == abi::kSoftmaxOnePass && row_bytes <= budget;
+  // The wrapper took one-pass only for rows that fit every backend's budget
+  // (abi::kSoftmaxSharedCap less kSoftmaxMaxThreads × kSoftmaxScratchPerThread).
+  const bool one_pass = q.variant == abi::kSoftmaxOnePass;
+  if (one_pass && row_bytes > budget)
+    throw Internal("softmax launch: a one-pass row of " + std::to_string(row_bytes) +
+                   " bytes exceeds the kernel's shared-memory budget of " + std::to_string(budget) +
+                   " bytes.");
   if (one_pass && rows_per_block * row_bytes > budget) rows_per_block = budget / row_bytes;
   const i64 wanted = (q.rows + rows_per_block - 1) / rows_per_block;
   const i64 cap = i64(o.multiprocessors > 0 ? o.multiprocessors : 1) * 32;
@@ -194,42 +200,18 @@ void enqueue(const abi::SoftmaxParams& q, const BoundBuffer* buffers, const Elem
 ElementwiseLaunchResult launch_softmax(const abi::SoftmaxParams& p, const BoundBuffer* buffers,
                                        int num_buffers, const ElementwiseOptions& options,
                                        void* stream) {
-  if (p.op != abi::kSoftmax_softmax && p.op != abi::kSoftmax_log_softmax)
-    reject("unknown op code " + std::to_string(p.op));
-  if (p.variant != abi::kSoftmaxOnePass && p.variant != abi::kSoftmaxLooped)
-    reject("unknown variant " + std::to_string(p.variant));
-  if (num_buffers != (p.has_mask ? 3 : 2))
-    reject(std::to_string(num_buffers) + " buffers with has_mask " + std::to_string(p.has_mask));
-  if (p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims) reject("outer dims out of range");
-  for (int t : {p.in_dtype, p.out_dtype, p.accumulate_dtype})
-    if (t != kFloat16 && t != kBFloat16 && t != kFloat32 && t != kFloat64)
-      reject("dtype code " + std::to_string(t) + " is not a floating dtype");
-  i64 rows = 1;
-  for (int d = 0; d < p.outer_ndim; ++d) rows *= p.outer_sizes[d];
-  if (rows != p.rows || p.row_len < 0) reject("rows/row_len disagree with the sizes");
+  // BackendDevice::launch validated the block (core/families/softmax_family.cpp), including
+  // that the variant serves it: the variant asked for is the one that runs.
   ElementwiseLaunchResult result;
   result.call = "softmax launch";
   result.path = ElementwisePath::kGeneric;
   if (p.rows == 0 || p.row_len == 0) return result;
-  check_row_view("softmax", p, p.out_offset, p.out_outer_strides, p.out_row_stride,
-                 dtype_bytes(p.out_dtype), buffers[0], "the output");
-  check_row_view("softmax", p, p.in_offset, p.in_outer_strides, p.in_row_stride,
-                 dtype_bytes(p.in_dtype), buffers[1], "the input");
-  if (p.has_mask)
-    check_row_view("softmax", p, p.mask_offset, p.mask_outer_strides, p.mask_row_stride,
-                   dtype_bytes(kBool), buffers[2], "the mask");
-  // NBX_GPU_ROWS=fast: rows contiguous in memory take softmax_rows_fast.cu; everything
-  // else continues here unchanged.
-  if (options.rows_fast != 0) {
-    if (launch_softmax_rows_fast(p, buffers, num_buffers, options, stream, result)) return result;
-    if (options.rows_fast == 2)
-      throw Unsupported("softmax", "gpu", "softmax.rows_fast",
-                        "softmax launch: NBX_GPU_ROWS=fast-only, and this view (dtypes " +
-                            std::to_string(p.in_dtype) + " -> " + std::to_string(p.out_dtype) +
-                            ", accumulate " + std::to_string(p.accumulate_dtype) +
-                            ", row strides " + std::to_string(p.in_row_stride) + "/" +
-                            std::to_string(p.out_row_stride) +
-                            ") is not one the contiguous-row kernel serves.");
+  if (p.variant == abi::kSoftmaxRows) {
+    if (!launch_softmax_rows_fast(p, buffers, num_buffers, options, stream, result))
+      throw Internal(
+          "softmax launch: the contiguous-row kernel declined a launch its variant's "
+          "contract (core/families/softmax_family.cpp) admits.");
+    return result;
   }
   abi::SoftmaxParams q = p;
   int group = 1;

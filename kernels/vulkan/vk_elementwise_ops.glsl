@@ -116,7 +116,13 @@ NBX_FLOAT_HELPERS(double)
   case OP_hardswish: return isnan(a) ? a : a * (min(max(a + T(3), T(0)), T(6)) / T(6));   \
   case OP_floor: return floor(a);                                                         \
   case OP_ceil: return ceil(a);                                                           \
-  case OP_round: return roundEven(a);                                                     \
+  case OP_round: { /* half to even from floor: llvmpipe's double roundEven (Mesa 22.3.6,  \
+    Debian's 2026-12 update) took -5.5 to -5 */                                           \
+    T r = floor(a);                                                                       \
+    const T d = a - r; /* exact below 2^52 (2^23); 0 above, where a is an integer */      \
+    if (d > T(0.5) || (d == T(0.5) && r - T(2) * floor(r * T(0.5)) != T(0))) r += T(1);   \
+    return r == T(0) ? a * T(0) : r; /* keeps the sign of zero: round(-0.4) is -0 */      \
+  }                                                                                       \
   case OP_trunc: return trunc(a);                                                         \
   case OP_isnan: return isnan(a) ? T(1) : T(0);                                           \
   case OP_isinf: return isinf(a) ? T(1) : T(0);                                           \

@@ -1,9 +1,11 @@
 // Matrix products and creation. Products (k terms per output): plain, transposed operands
-// (read through their strides), broadcast batches (stride 0), 1-d operands on either side,
-// an empty inner dim (zeros), NaN/±inf planted in rows of A, alpha/beta variations (integral
-// first, so integer dtypes run; fractional ones are InvalidArgument for integers on both
-// sides), beta 0 with a NaN addend, and a 129x257x65 product that crosses every tile edge
-// (full mode only; a 37x67x21 one in --quick). Creation has no inputs (the call makes the
+// (read through their strides), stepped slices, broadcast batches (stride 0) and a batch
+// against a shared matrix on either side, 1-d operands on either side, sizes 1, 17, 33, 65,
+// 129 and 1000 in m, n and k, an empty inner dim (zeros), NaN/±inf planted in rows of A,
+// alpha/beta variations (integral first, so integer dtypes run, negative too; fractional
+// ones are InvalidArgument for integers on both sides), a column-major addend, beta 0 with a
+// NaN addend, and a 129x257x65 product that crosses every tile edge (full mode only; a
+// 37x67x21 one in --quick). Creation has no inputs (the call makes the
 // tensor on the device it is given) except fill, triangles and contiguous copies.
 #include <cmath>
 #include <cstdint>
@@ -65,6 +67,25 @@ std::vector<FamilyCase> matmul_cases(DType d, Rng& r, const Device& dev) {
   v.push_back(product_case("empty-k", 0, d, r, dev, {{{5, 0}}, {{0, 9}}}, op));
   v.push_back(tile_edges("tile-edges-small", d, r, dev, false, op));
   v.push_back(tile_edges("tile-edges-129x257x65", d, r, dev, true, op));
+  // Odd sizes around the tiles (m x k x n), the inner dim 1 (an outer product) and 1000.
+  const struct {
+    std::int64_t m, k, n;
+  } sizes[] = {{1, 1, 1},    {17, 17, 17},   {65, 33, 129}, {129, 65, 17},
+               {65, 1, 129}, {1000, 17, 65}, {65, 1000, 17}};
+  for (const auto& s : sizes) {
+    v.push_back(
+        product_case(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n),
+                     s.k, d, r, dev, {{{s.m, s.k}}, {{s.k, s.n}}}, op));
+    if (s.k >= 1000) v.back().growth = Growth::kWideSigned;
+  }
+  // A batch against one matrix: B shared (one taller product), then A shared.
+  v.push_back(product_case("shared-b", 17, d, r, dev, {{{5, 65, 17}}, {{17, 129}}}, op));
+  v.push_back(product_case("shared-a", 129, d, r, dev, {{{17, 129}}, {{6, 129, 17}}}, op));
+  v.push_back(
+      product_case("batch-broadcast-3x1-4", 33, d, r, dev, {{{3, 1, 17, 33}}, {{4, 33, 9}}}, op));
+  v.push_back(
+      product_case("vector-transposed-matrix", 1000, d, r, dev, {{{1000}}, {{17, 1000}, kT}}, op));
+  v.back().growth = Growth::kWideSigned;
   return v;
 }
 
@@ -76,10 +97,23 @@ std::vector<FamilyCase> mm_cases(DType d, Rng& r, const Device& dev) {
   v.push_back(product_case("empty-k", 0, d, r, dev, {{{5, 0}}, {{0, 9}}}, op));
   v.push_back(tile_edges("tile-edges-small", d, r, dev, false, op));
   v.push_back(tile_edges("tile-edges-129x257x65", d, r, dev, true, op));
+  // Every second row and column of a [66,130]: no unit stride in either dim (the vendor BLAS
+  // takes a contiguous copy).
+  v.push_back(product_case(
+      "stepped", 65, d, r, dev,
+      {{{66, 130}, [](const Tensor& t) { return t.slice(0, 0, 66, 2).slice(1, 0, 130, 2); }},
+       {{65, 17}}},
+      op));
   return v;
 }
 
 const View kStep2 = [](const Tensor& t) { return t.slice(0, 1, t.size(0), 2); };
+
+// Sums of 1000 signed terms: the long rows' tolerance (float32 accumulation by contract).
+FamilyCase long_k(FamilyCase c) {
+  c.growth = Growth::kWideSigned;
+  return c;
+}
 
 std::vector<FamilyCase> mv_cases(DType d, Rng& r, const Device& dev) {
   const Binary op = [](std::span<const Tensor> in) -> Outputs { return {ops::mv(in[0], in[1])}; };
@@ -87,14 +121,16 @@ std::vector<FamilyCase> mv_cases(DType d, Rng& r, const Device& dev) {
           product_case("transposed-matrix", 17, d, r, dev, {{{17, 5}, kT}, {{17}}}, op),
           // Elements 1, 3, …, 33 of 35: an offset and a stride of 2.
           product_case("strided-vector", 17, d, r, dev, {{{5, 17}}, {{35}, kStep2}}, op),
-          product_case("0-rows", 17, d, r, dev, {{{0, 17}}, {{17}}}, op)};
+          product_case("0-rows", 17, d, r, dev, {{{0, 17}}, {{17}}}, op),
+          long_k(product_case("k-1000", 1000, d, r, dev, {{{17, 1000}}, {{1000}}}, op))};
 }
 
 std::vector<FamilyCase> dot_cases(DType d, Rng& r, const Device& dev) {
   const Binary op = [](std::span<const Tensor> in) -> Outputs { return {ops::dot(in[0], in[1])}; };
   return {product_case("contiguous", 257, d, r, dev, {{{257}}, {{257}}}, op),
           product_case("strided", 257, d, r, dev, {{{515}, kStep2}, {{257}}}, op),
-          product_case("empty", 0, d, r, dev, {{{0}}, {{0}}}, op)};
+          product_case("empty", 0, d, r, dev, {{{0}}, {{0}}}, op),
+          long_k(product_case("k-1000", 1000, d, r, dev, {{{1000}}, {{1000}}}, op))};
 }
 
 std::vector<FamilyCase> bmm_cases(DType d, Rng& r, const Device& dev) {
@@ -120,6 +156,9 @@ std::vector<FamilyCase> bmm_cases(DType d, Rng& r, const Device& dev) {
   };                                                                    \
   const Binary defaults = [](std::span<const Tensor> in) -> Outputs {   \
     return {ops::fn(in[0], in[1], in[2])};                              \
+  };                                                                    \
+  const Binary negative = [](std::span<const Tensor> in) -> Outputs {   \
+    return {ops::fn(in[0], in[1], in[2], -2, 3)};                       \
   }
 
 std::vector<FamilyCase> addmm_cases(DType d, Rng& r, const Device& dev) {
@@ -130,7 +169,15 @@ std::vector<FamilyCase> addmm_cases(DType d, Rng& r, const Device& dev) {
       product_case("beta0-nan-addend", 17, d, r, dev, {{{5, 9}, {}, true}, {{5, 17}}, {{17, 9}}},
                    beta0),
       product_case("defaults", 17, d, r, dev, {{{5, 1}}, {{5, 17}}, {{17, 9}}}, defaults),
-      product_case("fractional", 17, d, r, dev, {{{5, 9}}, {{5, 17}}, {{17, 9}}}, fractional)};
+      product_case("fractional", 17, d, r, dev, {{{5, 9}}, {{5, 17}}, {{17, 9}}}, fractional),
+      product_case("bias-65x129x17", 129, d, r, dev, {{{17}}, {{65, 129}}, {{129, 17}}}, negative),
+      product_case("full-addend-65x129x17", 129, d, r, dev, {{{65, 17}}, {{65, 129}}, {{129, 17}}},
+                   negative),
+      // The addend stored column-major (a transposed [17,65]).
+      product_case("column-major-addend", 129, d, r, dev,
+                   {{{17, 65}, kT}, {{65, 129}}, {{129, 17}}}, defaults),
+      // k = 0: the output is beta × the addend.
+      product_case("empty-k", 0, d, r, dev, {{{4, 3}}, {{4, 0}}, {{0, 3}}}, negative)};
 }
 
 std::vector<FamilyCase> baddbmm_cases(DType d, Rng& r, const Device& dev) {
@@ -145,7 +192,9 @@ std::vector<FamilyCase> baddbmm_cases(DType d, Rng& r, const Device& dev) {
       product_case("defaults", 17, d, r, dev, {{{1, 1, 9}}, {{2, 5, 17}}, {{2, 17, 9}}}, defaults),
       product_case("fractional", 17, d, r, dev, {{{3, 5, 9}}, {{3, 5, 17}}, {{3, 17, 9}}},
                    fractional),
-      product_case("0-batch", 17, d, r, dev, {{{0, 5, 9}}, {{0, 5, 17}}, {{0, 17, 9}}}, op)};
+      product_case("0-batch", 17, d, r, dev, {{{0, 5, 9}}, {{0, 5, 17}}, {{0, 17, 9}}}, op),
+      product_case("row-addend-3x17x33x65", 33, d, r, dev,
+                   {{{1, 65}}, {{3, 17, 33}}, {{3, 33, 65}}}, negative)};
 }
 
 std::vector<FamilyCase> addmv_cases(DType d, Rng& r, const Device& dev) {
@@ -160,7 +209,8 @@ std::vector<FamilyCase> addmv_cases(DType d, Rng& r, const Device& dev) {
                     {{17}}},
                    beta0),
       product_case("broadcast-addend", 17, d, r, dev, {{{1}}, {{5, 17}}, {{17}}}, defaults),
-      product_case("fractional", 17, d, r, dev, {{{5}}, {{5, 17}}, {{17}}}, fractional)};
+      product_case("fractional", 17, d, r, dev, {{{5}}, {{5, 17}}, {{17}}}, fractional),
+      product_case("65x129", 129, d, r, dev, {{{65}}, {{65, 129}}, {{129}}}, negative)};
 }
 
 std::vector<FamilyCase> addr_cases(DType d, Rng& r, const Device& dev) {
@@ -171,7 +221,8 @@ std::vector<FamilyCase> addr_cases(DType d, Rng& r, const Device& dev) {
       product_case("broadcast-addend", 2, d, r, dev, {{{9}}, {{5}}, {{9}}}, defaults),
       product_case("strided-vectors", 2, d, r, dev, {{{5, 9}}, {{11}, kStep2}, {{19}, kStep2}}, op),
       product_case("beta0-nan-addend", 2, d, r, dev, {{{7, 9}, {}, true}, {{7}}, {{9}}}, beta0),
-      product_case("fractional", 2, d, r, dev, {{{5, 9}}, {{5}}, {{9}}}, fractional)};
+      product_case("fractional", 2, d, r, dev, {{{5, 9}}, {{5}}, {{9}}}, fractional),
+      product_case("65x17", 2, d, r, dev, {{{65, 17}}, {{65}}, {{17}}}, negative)};
 }
 #undef NBX_ADD_OPS
 
@@ -184,7 +235,8 @@ std::vector<FamilyCase> linear_cases(DType d, Rng& r, const Device& dev) {
   };
   return {product_case("bias", 17, d, r, dev, {{{2, 5, 17}}, {{9, 17}}, {{9}}}, op),
           product_case("transposed-weight", 17, d, r, dev, {{{5, 17}}, {{17, 9}, kT}, {{9}}}, op),
-          product_case("no-bias", 17, d, r, dev, {{{4, 17}, {}, true}, {{9, 17}}}, no_bias)};
+          product_case("no-bias", 17, d, r, dev, {{{4, 17}, {}, true}, {{9, 17}}}, no_bias),
+          product_case("129-features", 129, d, r, dev, {{{2, 5, 129}}, {{17, 129}}, {{17}}}, op)};
 }
 
 FamilyCase creation_case(std::string name, FamilyCall call) {
@@ -192,31 +244,55 @@ FamilyCase creation_case(std::string name, FamilyCall call) {
 }
 
 std::vector<FamilyCase> arange_cases(DType d, Rng&, const Device&) {
-  return {creation_case("integer-bounds",
-                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
-                          return {ops::arange(2, 67, 3, d, dev)};
-                        }),
-          creation_case("float-bounds",
-                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
-                          return {ops::arange(-3.5, 7.25, 0.25, d, dev)};
-                        }),
-          creation_case("descending",
-                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
-                          return {ops::arange(40, 1, -3, d, dev)};
-                        }),
-          creation_case("empty",
-                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
-                          return {ops::arange(5, 5, 1, d, dev)};
-                        }),
-          // Integer dtypes truncate the step to 0: InvalidArgument on both sides.
-          creation_case("negative-fractional",
-                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
-                          return {ops::arange(2.5, -3.75, -0.5, d, dev)};
-                        }),
-          creation_case("fractional-step-0.1",
-                        [d](std::span<const Tensor>, const Device& dev) -> Outputs {
-                          return {ops::arange(-1.0, 2.0, 0.1, d, dev)};
-                        })};
+  std::vector<FamilyCase> out = {
+      creation_case("integer-bounds",
+                    [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                      return {ops::arange(2, 67, 3, d, dev)};
+                    }),
+      creation_case("float-bounds",
+                    [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                      return {ops::arange(-3.5, 7.25, 0.25, d, dev)};
+                    }),
+      creation_case("descending",
+                    [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                      return {ops::arange(40, 1, -3, d, dev)};
+                    }),
+      creation_case("empty",
+                    [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                      return {ops::arange(5, 5, 1, d, dev)};
+                    }),
+      // Integer dtypes truncate the step to 0: InvalidArgument on both sides.
+      creation_case("negative-fractional",
+                    [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                      return {ops::arange(2.5, -3.75, -0.5, d, dev)};
+                    }),
+      creation_case("fractional-step-0.1",
+                    [d](std::span<const Tensor>, const Device& dev) -> Outputs {
+                      return {ops::arange(-1.0, 2.0, 0.1, d, dev)};
+                    })};
+  // Longer ranges, steps that are no power of two, and a large offset (float16: inf).
+  const struct {
+    const char* name;
+    Scalar start, end, step;
+  } rows[] = {{"0-to-1000", Scalar(0), Scalar(1000), Scalar(1)},
+              {"minus7-to-300-by-3", Scalar(-7), Scalar(300), Scalar(3)},
+              {"50-to-minus20-by-minus7", Scalar(50), Scalar(-20), Scalar(-7)},
+              {"0-to-10-by-0.1", Scalar(0.0), Scalar(10.0), Scalar(0.1)},
+              {"step-0.37", Scalar(-1.5), Scalar(2.25), Scalar(0.37)},
+              {"from-1e6-by-1.5", Scalar(1e6), Scalar(1e6 + 3000.5), Scalar(1.5)},
+              {"down-by-0.3", Scalar(0.5), Scalar(-100.0), Scalar(-0.3)}};
+  for (const auto& row : rows)
+    out.push_back(
+        creation_case(row.name, [d, row](std::span<const Tensor>, const Device& dev) -> Outputs {
+          return {ops::arange(row.start, row.end, row.step, d, dev)};
+        }));
+  // int64 values past 2^53, where a float64 index computation would round.
+  if (d == DType::kInt64)
+    out.push_back(creation_case("past-2^53", [](std::span<const Tensor>, const Device& dev) {
+      const std::int64_t big = (std::int64_t(1) << 60) + 12345;
+      return Outputs{ops::arange(Scalar(big), Scalar(big + 1000), Scalar(7), DType::kInt64, dev)};
+    }));
+  return out;
 }
 
 std::vector<FamilyCase> linspace_cases(DType d, Rng&, const Device&) {
@@ -225,9 +301,21 @@ std::vector<FamilyCase> linspace_cases(DType d, Rng&, const Device&) {
     const char* name;
     double start, end;
     std::int64_t steps;
-  } rows[] = {{"33-steps", -2, 5, 33}, {"257-steps", 1.5, 96.25, 257}, {"one", 3, 9, 1},
-              {"two", 3, 9, 2},        {"descending", 5, -2.5, 9},     {"two-descending", 1, -1, 2},
-              {"empty", 0, 1, 0}};
+  } rows[] = {{"33-steps", -2, 5, 33},
+              {"257-steps", 1.5, 96.25, 257},
+              {"one", 3, 9, 1},
+              {"two", 3, 9, 2},
+              {"descending", 5, -2.5, 9},
+              {"two-descending", 1, -1, 2},
+              {"empty", 0, 1, 0},
+              {"11-steps", 0, 1, 11},
+              {"1000-steps", -3.5, 7.25, 1000},
+              {"65-symmetric", 10, -10, 65},
+              {"constant", 2, 2, 5},
+              {"100001-steps", -1e4, 1e4, 100001},
+              {"two-fractional", 0.1, 0.7, 2},
+              {"356-integral", -100, 255, 356},
+              {"4097-descending", 1, 0, 4097}};
   for (const auto& row : rows)
     out.push_back(
         creation_case(row.name, [d, row](std::span<const Tensor>, const Device& dev) -> Outputs {
@@ -256,7 +344,14 @@ std::vector<FamilyCase> triangle_cases(DType d, Rng& r, const Device& dev, bool 
               {"batched-tall-minus2", {3, 7, 4}, {}, -2},
               {"batched-transposed-minus1", {2, 3, 6, 5}, kT, -1},
               {"past-the-corner-plus9", {2, 4, 6}, {}, 9},
-              {"past-the-corner-minus9", {2, 4, 6}, {}, -9}};
+              {"past-the-corner-minus9", {2, 4, 6}, {}, -9},
+              {"4-d-plus8", {2, 3, 7, 9}, {}, 8},
+              {"4-d-minus100", {2, 3, 7, 9}, {}, -100},
+              {"4-d-plus2^40", {2, 3, 7, 9}, {}, std::int64_t(1) << 40},
+              {"4-d-sliced-steps-plus1",
+               {2, 3, 7, 9},
+               [](const Tensor& t) { return t.slice(3, 1, 9, 2); },
+               1}};
   for (const auto& row : rows) {
     FamilyCase c{row.name, 1, bool(row.view), {}, {}, op(row.diagonal)};
     add_operand(c, draw_tensor(r, d, row.base, true), dev, row.view);
@@ -371,8 +466,10 @@ const FamilySpec kSpecs[] = {
     {"full", "creation", true, full_cases},
     {"fill", "creation", true, fill_cases},
     {"contiguous", "creation", true, contiguous_cases},
-    {"arange", "creation", false, arange_cases},
-    {"linspace", "creation", false, linspace_cases},
+    // Each element from its index in float64 (int64), rounded once, on every backend
+    // (kernels/gpu/fill_kernels.cu, the Vulkan fill shader): bit for bit.
+    {"arange", "creation", true, arange_cases},
+    {"linspace", "creation", true, linspace_cases},
     {"triu", "creation", true,
      [](DType d, Rng& r, const Device& dev) { return triangle_cases(d, r, dev, true); }},
     {"tril", "creation", true,

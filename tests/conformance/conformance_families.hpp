@@ -41,6 +41,9 @@ struct FamilyCase {
   FamilyCall call;
   bool large = false;  // 10^5-element rows, tiles crossed: full mode only (--quick skips it)
   Growth growth = Growth::kDtype;
+  // Set by defer_operands: adds `reference` and `device` when the case runs, so the draws
+  // and uploads of a large case cost nothing under --quick.
+  std::function<void(FamilyCase&)> build;
 };
 
 struct FamilySpec {
@@ -56,8 +59,10 @@ const FamilySpec* find_family_spec(std::string_view name);
 // "elementwise" plus the families above, in order.
 std::vector<std::string> family_names();
 
-// The per-family tables (conformance_cases_rows.cpp, …_rownorm.cpp, …_linalg.cpp).
-std::span<const FamilySpec> reduce_scan_specs();
+// The per-family tables (conformance_cases_rows.cpp, …_scan.cpp, …_rownorm.cpp,
+// …_linalg.cpp).
+std::span<const FamilySpec> reduce_specs();
+std::span<const FamilySpec> scan_specs();
 std::span<const FamilySpec> softmax_norm_specs();
 std::span<const FamilySpec> linalg_creation_specs();
 
@@ -73,9 +78,21 @@ Tensor draw_positive(Rng& rng, DType dtype, const Shape& shape);
 Tensor with_zeros(Rng& rng, const Tensor& x);
 // The tolerance of a float result of `growth` (not kDtype) over k terms.
 Tolerance growth_tolerance(Growth growth, DType out, std::int64_t k);
+// Floats on a grid of halves in -2 … 2 (ties everywhere, ±0 included), integers in -2 … 2
+// (0 … 2 unsigned), bools.
+Tensor draw_ties(Rng& rng, DType dtype, const Shape& shape);
+// Factors whose long products neither vanish nor overflow: floats ±e^u, |u| <= 0.001;
+// integers odd in -3 … 3 (1 or 3 unsigned; an even factor would wrap a product to 0); bools
+// mostly true.
+Tensor draw_near_one(Rng& rng, DType dtype, const Shape& shape);
+// `values` (row-major) as a host tensor of `dtype`.
+Tensor tensor_of(const std::vector<double>& values, const Shape& shape, DType dtype);
 // Adds `host` to the case: `view` applied on both sides, the reference made contiguous.
 void add_operand(FamilyCase& c, const Tensor& host, const Device& device,
                  const std::function<Tensor(const Tensor&)>& view = {});
+// Marks `c` large and defers its operands: `operands` runs when the case does, with a
+// generator forked from `rng` now, so the values are the same with and without --quick.
+void defer_operands(FamilyCase& c, Rng& rng, std::function<void(FamilyCase&, Rng&)> operands);
 
 // One cell of a family op on `dut` (conformance_family_runner.cpp).
 CellResult run_family_cell(const Device& dut, const FamilySpec& spec, DType dtype,

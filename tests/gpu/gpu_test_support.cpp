@@ -196,7 +196,7 @@ std::vector<std::vector<std::byte>> run_cases_queued(BackendDevice& device,
     // Back to back, with nothing in between that would flush a batch.
     for (std::size_t i = 0; i < cases.size(); ++i) {
       KernelLaunch launch;
-      launch.kernel = "elementwise";
+      launch.family = nbx::KernelFamily::kElementwise;
       launch.buffers = buffers[i];
       launch.params = std::as_bytes(std::span<const abi::ElementwiseParams>(&params[i], 1));
       device.launch(launch);
@@ -236,7 +236,7 @@ std::vector<std::byte> run_case(BackendDevice& device, const Case& c) {
   };
   try {
     KernelLaunch launch;
-    launch.kernel = "elementwise";
+    launch.family = nbx::KernelFamily::kElementwise;
     launch.buffers = buffers;
     launch.params = std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1));
     device.launch(launch);

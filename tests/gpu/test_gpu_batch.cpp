@@ -83,7 +83,7 @@ class Program {
       buffers.push_back({a.scalar ? DeviceMemory{} : a.mem, false});
     }
     KernelLaunch launch;
-    launch.kernel = "elementwise";
+    launch.family = nbx::KernelFamily::kElementwise;
     launch.buffers = buffers;
     launch.params = std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1));
     dev_.launch(launch);

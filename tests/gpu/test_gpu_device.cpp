@@ -30,8 +30,8 @@ TEST_CASE("properties come from the runtime") {
   CHECK(p.shared_memory_per_block_optin.value_or(0) >= p.shared_memory_per_block.value_or(0));
   CHECK(p.l2_cache_bytes.value_or(0) > 0);
   CHECK(p.fp64.value_or(false));
-  CHECK(gpu().has_kernel("elementwise"));
-  CHECK_FALSE(gpu().has_kernel("no_such_kernel"));
+  CHECK(gpu().offers(nbx::KernelFamily::kElementwise));
+  CHECK_FALSE(gpu().offers(nbx::KernelFamily::kTimestamp));
   MESSAGE(p.name << " " << p.arch << ", " << p.compute_units << " units, warp " << *p.subgroup_size
                  << ", " << p.driver);
 }
@@ -139,9 +139,18 @@ TEST_CASE("malformed launches are refused before they reach the GPU") {
   c.compute = DType::kFloat32;
   CHECK_THROWS_AS(run_case(gpu(), c), InvalidArgument);
   KernelLaunch bad;
-  bad.kernel = "no_such_kernel";
+  // A well-formed timestamp launch, refused by name: CUDA/HIP time with events.
+  const abi::TimestampParams slot{0};
+  const DeviceMemory slots = gpu().allocate(8);
+  const KernelBuffer slot_buffer[] = {{slots, true}};
+  bad.family = nbx::KernelFamily::kTimestamp;
+  bad.buffers = slot_buffer;
+  bad.params = std::as_bytes(std::span<const abi::TimestampParams>(&slot, 1));
   CHECK_THROWS_AS(gpu().launch(bad), Unsupported);
-  bad.kernel = "elementwise";
+  bad.buffers = {};
+  gpu().free(slots);
+  bad.family = nbx::KernelFamily::kElementwise;
+  bad.params = {};
   CHECK_THROWS_AS(gpu().launch(bad), InvalidArgument);  // empty parameter block
 }
 
@@ -171,7 +180,8 @@ TEST_CASE("views of more than 2^31 elements index with 64 bits") {
     p.out.strides[0] = p.in[0].strides[0] = cols;
     p.out.strides[1] = p.in[0].strides[1] = p.in[1].strides[1] = 1;
     const KernelBuffer bufs[] = {{dout, true}, {da, false}, {db, false}};
-    d.launch({"elementwise", bufs, std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))});
+    d.launch({nbx::KernelFamily::kElementwise, bufs,
+              std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))});
     d.synchronize();
     d.copy_to_host(out.data(), dout, 0, out.size());
     std::int64_t bad = 0;
@@ -207,7 +217,8 @@ TEST_CASE("views of more than 2^31 elements index with 64 bits") {
     p.attrs[0] = {1.5, 1};
     p.out.strides[0] = p.in[0].strides[0] = p.in[1].strides[0] = 1;
     const KernelBuffer bufs[] = {{dout, true}, {da, false}, {db, false}};
-    d.launch({"elementwise", bufs, std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))});
+    d.launch({nbx::KernelFamily::kElementwise, bufs,
+              std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))});
     d.synchronize();
     d.copy_to_host(a.data(), dout, 0, bytes);  // a's memory now holds the result
     std::int64_t bad = 0;

@@ -25,7 +25,8 @@ std::vector<std::byte> run_fill(BackendDevice& d, const abi::FillParams& p,
     d.copy_from_host(i, 0, in->data(), in->size());
     buffers.push_back({i, false});
   }
-  d.launch({"fill", buffers, std::as_bytes(std::span<const abi::FillParams>(&p, 1))});
+  d.launch(
+      {nbx::KernelFamily::kFill, buffers, std::as_bytes(std::span<const abi::FillParams>(&p, 1))});
   d.synchronize();
   d.copy_to_host(out.data(), o, 0, out_bytes);
   for (KernelBuffer& b : buffers) d.free(b.memory);

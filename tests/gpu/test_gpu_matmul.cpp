@@ -1,10 +1,11 @@
-// The "matmul" family on the GPU under test against the host reference, through the public
-// ops, once per variant the device offers, each forced: the own tiled kernel (what HIP
-// runs; NBX_MATMUL=tiled on CUDA) and the vendor BLAS (cuBLASLt, CUDA only). Every dtype
-// the wrapper sends, odd sizes (1, 17, 65, 129, 1000), batched and broadcast batch dims,
-// transposed and stepped operands, alpha/beta/addend, NaN addends with beta 0, products
-// large enough for the vendor BLAS to time its algorithms (each twice), and every tile shape
-// of the tiled kernel (devices opened with smaller shared-memory capabilities).
+// The "matmul" family on the GPU under test: what only a GPU test can reach, through the
+// public ops, once per variant the device offers, each forced (the own tiled kernel, what HIP
+// runs; the vendor BLAS, cuBLASLt, CUDA only): products large enough for the vendor BLAS to
+// time its algorithms (each twice, the addend read once), every tile shape of the tiled
+// kernel (devices opened with smaller shared-memory capabilities), and the variant report.
+// Odd sizes, batches, transposed and stepped operands, alpha/beta/addends against the host
+// are conformance cases (tests/conformance: conformance-cuda runs the automatic choice,
+// conformance-cuda-tiled the tiled kernel under NBX_MATMUL=tiled).
 //
 // Tolerances: integers exact; floats |got - want| <= rtol(out dtype) * |want| + 8 * eps(acc)
 // * k * mean|a*b| (the accumulation bound of k float32/float64 additions).
@@ -33,7 +34,7 @@ struct VariantRequest {
 };
 std::vector<VariantRequest> variants(const Device& d) {
   std::vector<VariantRequest> v = {{"tiled", ops::MatmulRequest::kTiled}};
-  if (d.context().backend_device().has_kernel("matmul.blas"))
+  if (d.context().backend_device().offers(nbx::KernelFamily::kMatmul, nbx::abi::kMatmulVendorBlas))
     v.push_back({"blas", ops::MatmulRequest::kBlas});
   else
     MESSAGE("no matmul.blas on " << d.display_name() << ": "
@@ -127,155 +128,12 @@ void compare(const Tensor& host, const Tensor& dev, std::int64_t k, const std::s
   }
 }
 
-constexpr DType kAllTypes[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16,
-                               DType::kFloat64, DType::kInt32,   DType::kInt8,
-                               DType::kInt64,   DType::kUInt8,   DType::kInt16};
-
 bool device_has(const Device& d, DType t) {
   const Capabilities& c = d.capabilities();
   if (t == DType::kFloat64) return c.fp64.value;
   if (t == DType::kBFloat16) return c.bf16.value != Bf16Support::kNone;
   if (t == DType::kInt64) return c.int64.value;
   return true;
-}
-
-TEST_CASE("matmul of every dtype and odd size, each variant, against the host") {
-  RequestGuard guard;
-  const Device dev = gpu();
-  struct Size {
-    std::int64_t m, k, n;
-  };
-  const Size sizes[] = {{1, 1, 1},     {17, 17, 17},   {65, 33, 129},
-                        {129, 65, 17}, {1000, 17, 65}, {65, 1000, 17}};
-  std::uint64_t seed = 51000;
-  for (const VariantRequest& v : variants(dev)) {
-    ops::set_matmul_variant_request(v.request);
-    for (DType t : kAllTypes) {
-      if (!device_has(dev, t)) continue;
-      if (v.request == ops::MatmulRequest::kBlas && !is_floating(t)) continue;
-      for (const Size& s : sizes) {
-        const Pair a = make(t, {s.m, s.k}, seed++, dev);
-        const Pair b = make(t, {s.k, s.n}, seed++, dev);
-        compare(host_ref([&] { return ops::mm(a.host, b.host); }), ops::mm(a.dev, b.dev), s.k,
-                std::string(v.name) + " mm " + std::to_string(s.m) + "x" + std::to_string(s.k) +
-                    "x" + std::to_string(s.n) + " seed " + std::to_string(seed));
-      }
-    }
-  }
-}
-
-TEST_CASE("batched, broadcast, transposed and stepped operands") {
-  RequestGuard guard;
-  const Device dev = gpu();
-  std::uint64_t seed = 52000;
-  for (const VariantRequest& v : variants(dev)) {
-    ops::set_matmul_variant_request(v.request);
-    for (DType t : {DType::kFloat32, DType::kBFloat16, DType::kFloat16, DType::kInt32}) {
-      if (v.request == ops::MatmulRequest::kBlas && !is_floating(t)) continue;
-      const std::string tag = std::string(v.name) + " ";
-      // Batch dims broadcast both ways: [3, 1, 17, 33] @ [4, 33, 9] → [3, 4, 17, 9].
-      const Pair a = make(t, {3, 1, 17, 33}, seed++, dev);
-      const Pair b = make(t, {4, 33, 9}, seed++, dev);
-      compare(host_ref([&] { return ops::matmul(a.host, b.host); }), ops::matmul(a.dev, b.dev), 33,
-              tag + "broadcast");
-      // A shared B (folds into one taller product) and a shared A.
-      const Pair x = make(t, {5, 65, 17}, seed++, dev);
-      const Pair w = make(t, {17, 129}, seed++, dev);
-      compare(host_ref([&] { return ops::matmul(x.host, w.host); }), ops::matmul(x.dev, w.dev), 17,
-              tag + "shared B");
-      const Pair y = make(t, {6, 129, 17}, seed++, dev);
-      compare(host_ref([&] { return ops::matmul(w.host, y.host); }), ops::matmul(w.dev, y.dev), 129,
-              tag + "shared A");
-      // bmm with both operands transposed in storage.
-      const Pair at = make(t, {4, 33, 65}, seed++, dev);
-      const Pair bt = make(t, {4, 17, 33}, seed++, dev);
-      compare(host_ref([&] { return ops::bmm(at.host.transpose(1, 2), bt.host.transpose(1, 2)); }),
-              ops::bmm(at.dev.transpose(1, 2), bt.dev.transpose(1, 2)), 33, tag + "transposed");
-      // Stepped slices: no unit stride in either dim (the BLAS path copies them first).
-      const Pair big = make(t, {66, 130}, seed++, dev);
-      const Tensor sh = big.host.slice(0, 0, 66, 2).slice(1, 0, 130, 2);
-      const Tensor sd = big.dev.slice(0, 0, 66, 2).slice(1, 0, 130, 2);
-      const Pair r = make(t, {65, 17}, seed++, dev);
-      compare(host_ref([&] { return ops::mm(sh, r.host); }), ops::mm(sd, r.dev), 65,
-              tag + "stepped");
-      // Vectors: dot, mv, vector @ matrix.
-      const Pair u = make(t, {1000}, seed++, dev);
-      const Pair z = make(t, {1000}, seed++, dev);
-      compare(host_ref([&] { return ops::dot(u.host, z.host); }), ops::dot(u.dev, z.dev), 1000,
-              tag + "dot");
-      const Pair mat = make(t, {17, 1000}, seed++, dev);
-      compare(host_ref([&] { return ops::mv(mat.host, u.host); }), ops::mv(mat.dev, u.dev), 1000,
-              tag + "mv");
-      compare(host_ref([&] { return ops::matmul(u.host, mat.host.transpose(0, 1)); }),
-              ops::matmul(u.dev, mat.dev.transpose(0, 1)), 1000, tag + "vector @ matrix");
-    }
-  }
-}
-
-TEST_CASE("alpha, beta and addends: addmm, baddbmm, addmv, addr, linear; NaN with beta 0") {
-  RequestGuard guard;
-  const Device dev = gpu();
-  std::uint64_t seed = 53000;
-  for (const VariantRequest& v : variants(dev)) {
-    ops::set_matmul_variant_request(v.request);
-    for (DType t :
-         {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64, DType::kInt64}) {
-      if (!device_has(dev, t)) continue;
-      if (v.request == ops::MatmulRequest::kBlas && !is_floating(t)) continue;
-      const bool fl = is_floating(t);
-      const double alpha = fl ? 0.75 : 3, beta = fl ? -1.5 : -2;
-      const std::string tag = std::string(v.name) + " ";
-      const Pair m1 = make(t, {65, 129}, seed++, dev);
-      const Pair m2 = make(t, {129, 17}, seed++, dev);
-      const Pair bias = make(t, {17}, seed++, dev);
-      const Pair full = make(t, {65, 17}, seed++, dev);
-      compare(host_ref([&] { return ops::addmm(bias.host, m1.host, m2.host, beta, alpha); }),
-              ops::addmm(bias.dev, m1.dev, m2.dev, beta, alpha), 129, tag + "addmm bias");
-      compare(host_ref([&] { return ops::addmm(full.host, m1.host, m2.host, beta, alpha); }),
-              ops::addmm(full.dev, m1.dev, m2.dev, beta, alpha), 129, tag + "addmm full");
-      compare(
-          host_ref([&] {
-            return ops::addmm(full.host.transpose(0, 1).contiguous().transpose(0, 1), m1.host,
-                              m2.host, 1, 1);
-          }),
-          ops::addmm(full.dev.transpose(0, 1).contiguous().transpose(0, 1), m1.dev, m2.dev, 1, 1),
-          129, tag + "addmm transposed addend");
-      const Pair b1 = make(t, {3, 17, 33}, seed++, dev);
-      const Pair b2 = make(t, {3, 33, 65}, seed++, dev);
-      const Pair in3 = make(t, {1, 65}, seed++, dev);
-      compare(host_ref([&] { return ops::baddbmm(in3.host, b1.host, b2.host, beta, alpha); }),
-              ops::baddbmm(in3.dev, b1.dev, b2.dev, beta, alpha), 33, tag + "baddbmm");
-      const Pair vec = make(t, {129}, seed++, dev);
-      const Pair in1 = make(t, {65}, seed++, dev);
-      compare(host_ref([&] { return ops::addmv(in1.host, m1.host, vec.host, beta, alpha); }),
-              ops::addmv(in1.dev, m1.dev, vec.dev, beta, alpha), 129, tag + "addmv");
-      compare(host_ref([&] { return ops::addr(full.host, in1.host, bias.host, beta, alpha); }),
-              ops::addr(full.dev, in1.dev, bias.dev, beta, alpha), 1, tag + "addr");
-      if (fl) {
-        const Pair x = make(t, {2, 5, 129}, seed++, dev);
-        const Pair wt = make(t, {17, 129}, seed++, dev);
-        compare(host_ref([&] { return ops::linear(x.host, wt.host, bias.host); }),
-                ops::linear(x.dev, wt.dev, bias.dev), 129, tag + "linear");
-        // beta 0: the addend is not read, so its NaN does not reach the output.
-        const Tensor nan_h = Tensor::full({65, 17}, std::nan(""), t);
-        const Tensor nan_d = nan_h.to(dev);
-        const Tensor got = ops::addmm(nan_d, m1.dev, m2.dev, 0.0, alpha);
-        compare(host_ref([&] { return ops::addmm(nan_h, m1.host, m2.host, 0.0, alpha); }), got, 129,
-                tag + "NaN beta 0");
-        const std::vector<float> vals = got.to(DType::kFloat32).to_host<float>();
-        for (float f : vals) REQUIRE_FALSE(std::isnan(f));
-        // k = 0: out = beta * input.
-        const Pair in = make(t, {4, 3}, seed++, dev);
-        compare(host_ref([&] {
-                  return ops::addmm(in.host, Tensor::empty({4, 0}, t), Tensor::empty({0, 3}, t),
-                                    beta, alpha);
-                }),
-                ops::addmm(in.dev, Tensor::empty({4, 0}, t, dev), Tensor::empty({0, 3}, t, dev),
-                           beta, alpha),
-                0, tag + "k = 0");
-      }
-    }
-  }
 }
 
 // Two results the same bit for bit (the same algorithm on the same operands).
@@ -383,17 +241,19 @@ TEST_CASE("the device reports its vendor BLAS, and a missing variant is refused 
   REQUIRE(extra.count("matmul.blas") == 1);
   MESSAGE("matmul.blas: " << extra.at("matmul.blas"));
   const BackendDevice& bd = dev.context().backend_device();
-  CHECK(bd.has_kernel("matmul"));
+  CHECK(bd.offers(nbx::KernelFamily::kMatmul));
   ops::set_matmul_variant_request(ops::MatmulRequest::kAuto);
   const ops::MatmulPlan plan =
       ops::plan_matmul(DType::kBFloat16, dev.capabilities(), "matmul", &bd);
-  CHECK(plan.variant ==
-        (bd.has_kernel("matmul.blas") ? abi::kMatmulVendorBlas : abi::kMatmulTiled));
+  CHECK(plan.variant == (bd.offers(nbx::KernelFamily::kMatmul, nbx::abi::kMatmulVendorBlas)
+                             ? abi::kMatmulVendorBlas
+                             : abi::kMatmulTiled));
   if (backend_under_test() == "cuda") {
     // The H200 has cuBLASLt 13 in /usr/local/cuda/lib64: its absence would be a finding.
-    CHECK_MESSAGE(bd.has_kernel("matmul.blas"), extra.at("matmul.blas"));
+    CHECK_MESSAGE(bd.offers(nbx::KernelFamily::kMatmul, nbx::abi::kMatmulVendorBlas),
+                  extra.at("matmul.blas"));
   } else {
-    CHECK_FALSE(bd.has_kernel("matmul.blas"));
+    CHECK_FALSE(bd.offers(nbx::KernelFamily::kMatmul, nbx::abi::kMatmulVendorBlas));
     ops::set_matmul_variant_request(ops::MatmulRequest::kBlas);
     const Pair a = make(DType::kFloat32, {4, 4}, 1, dev);
     try {

@@ -38,7 +38,8 @@ std::vector<std::byte> run_norm(BackendDevice& d, const abi::NormParams& p,
   };
   upload(out, true);
   for (const auto& b : inputs) upload(b, false);
-  d.launch({"norm", buffers, std::as_bytes(std::span<const abi::NormParams>(&p, 1))});
+  d.launch(
+      {nbx::KernelFamily::kNorm, buffers, std::as_bytes(std::span<const abi::NormParams>(&p, 1))});
   d.synchronize();
   d.copy_to_host(out.data(), buffers[0].memory, 0, out_bytes);
   for (KernelBuffer& b : buffers)

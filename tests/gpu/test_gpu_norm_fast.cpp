@@ -18,6 +18,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "tests/common/planned_launch.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace nbx::gputest {
@@ -167,7 +168,8 @@ std::vector<std::byte> run(BackendDevice& d, const Problem& q, const Inputs& x) 
   upload(x.weight, false);
   upload(x.bias, false);
   try {
-    d.launch({"norm", buffers, std::as_bytes(std::span<const abi::NormParams>(&p, 1))});
+    nbx::testing::launch_planned(d, {nbx::KernelFamily::kNorm, buffers,
+                                     std::as_bytes(std::span<const abi::NormParams>(&p, 1))});
     d.synchronize();
     d.copy_to_host(out.data(), buffers[0].memory, 0, out.size());
   } catch (...) {
@@ -328,7 +330,8 @@ TEST_CASE("norm fast rows: group_norm is refused by fast-only, right with fast")
     std::vector<KernelBuffer> b = {{o, true}, {i, false}};
     std::vector<std::byte> out(in.size());
     try {
-      d.launch({"norm", b, std::as_bytes(std::span<const abi::NormParams>(&p, 1))});
+      nbx::testing::launch_planned(
+          d, {nbx::KernelFamily::kNorm, b, std::as_bytes(std::span<const abi::NormParams>(&p, 1))});
       d.synchronize();
       d.copy_to_host(out.data(), o, 0, out.size());
     } catch (...) {

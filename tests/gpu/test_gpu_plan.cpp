@@ -89,28 +89,6 @@ TEST_CASE("other layouts go to the generic kernel") {
   CHECK(choose(binary({10, 20}, {{1, 10}, {20, 1}, {20, 1}})).path == ElementwisePath::kNone);
 }
 
-TEST_CASE("validation names what is wrong") {
-  auto p = binary({16}, {{1}, {1}, {1}});
-  BoundBuffer b[3] = {{arena, 64}, {arena, 64}, {arena, 64}};
-  CHECK_NOTHROW(validate_elementwise(p, b, 3));
-  b[1].bytes = 60;  // one float short
-  CHECK_THROWS_WITH_AS(validate_elementwise(p, b, 3),
-                       doctest::Contains("input 0 reaches byte 64 of a buffer of 60 bytes"),
-                       InvalidArgument);
-  b[1].bytes = 64;
-  CHECK_THROWS_AS(validate_elementwise(p, b, 2), InvalidArgument);
-  p.num_inputs = 1;
-  CHECK_THROWS_WITH_AS(validate_elementwise(p, b, 2), doctest::Contains("add takes 2 inputs"),
-                       InvalidArgument);
-  p.num_inputs = 2;
-  p.op = abi::kOp_bitwise_xor;
-  CHECK_THROWS_WITH_AS(validate_elementwise(p, b, 3),
-                       doctest::Contains("bitwise_xor has no floating-point form"),
-                       InvalidArgument);
-  p.op = 39;
-  CHECK_THROWS_AS(validate_elementwise(p, b, 3), InvalidArgument);
-}
-
 TEST_CASE("the environment overrides are read and checked") {
   ElementwiseOptions o;
   setenv("NBX_GPU_TILE", "64", 1);

@@ -30,7 +30,8 @@ std::vector<std::byte> run_reduce(BackendDevice& d, const abi::ReduceParams& p,
     d.copy_from_host(x, 0, indices->data(), indices->size());
     buffers.push_back({x, true});
   }
-  d.launch({"reduce", buffers, std::as_bytes(std::span<const abi::ReduceParams>(&p, 1))});
+  d.launch({nbx::KernelFamily::kReduce, buffers,
+            std::as_bytes(std::span<const abi::ReduceParams>(&p, 1))});
   d.synchronize();
   d.copy_to_host(out.data(), o, 0, out_bytes);
   if (indices) d.copy_to_host(indices->data(), buffers[2].memory, 0, indices->size());

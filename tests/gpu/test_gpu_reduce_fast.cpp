@@ -18,6 +18,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "tests/common/planned_launch.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace nbx::gputest {
@@ -98,7 +99,8 @@ Result run(BackendDevice& d, const Problem& q) {
     buffers.push_back({x, true});
   }
   try {
-    d.launch({"reduce", buffers, std::as_bytes(std::span<const abi::ReduceParams>(&p, 1))});
+    nbx::testing::launch_planned(d, {nbx::KernelFamily::kReduce, buffers,
+                                     std::as_bytes(std::span<const abi::ReduceParams>(&p, 1))});
     d.synchronize();
   } catch (...) {
     for (KernelBuffer& b : buffers) d.free(b.memory);

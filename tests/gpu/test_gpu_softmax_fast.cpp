@@ -19,6 +19,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "tests/common/planned_launch.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace nbx::gputest {
@@ -79,7 +80,11 @@ void build(Problem& q) {
   p.row_len = q.len;
   p.outer_ndim = 1;
   p.outer_sizes[0] = q.rows;
-  p.variant = abi::kSoftmaxOnePass;
+  // The strided variant the wrapper would take where softmax.rows does not serve
+  // (launch_planned prefers the row variant): one-pass where the row cache fits.
+  p.variant = q.len * (p.accumulate_dtype == std::int32_t(DType::kFloat64) ? 8 : 4) <= 16384
+                  ? abi::kSoftmaxOnePass
+                  : abi::kSoftmaxLooped;
   p.row_tile = q.row_tile;
   std::int64_t in_numel, out_numel, row_stride = 1;
   if (q.transposed) {
@@ -149,8 +154,9 @@ std::vector<std::byte> run(BackendDevice& d, const Problem& q) {
     upload(out, true);
     upload(q.in, false);
     if (q.params.has_mask) upload(q.mask, false);
-    d.launch(
-        {"softmax", buffers, std::as_bytes(std::span<const abi::SoftmaxParams>(&q.params, 1))});
+    nbx::testing::launch_planned(
+        d, {nbx::KernelFamily::kSoftmax, buffers,
+            std::as_bytes(std::span<const abi::SoftmaxParams>(&q.params, 1))});
     d.synchronize();
   } catch (...) {
     for (KernelBuffer& b : buffers) d.free(b.memory);

@@ -2,11 +2,18 @@
 // devices and for absent architectures read from their device files.
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/capability_resolver.hpp"
+#include "core/kernel_abi.hpp"
 #include "core/ops/explain.hpp"
+#include "core/ops/linalg.hpp"
+#include "core/ops/op_catalog.hpp"
 #include "nbx/nbx.hpp"
 
 using namespace nbx;
@@ -65,11 +72,21 @@ TEST_CASE("capability-driven branches differ by architecture") {
   const auto hopper = on_arch("matmul", {float16, float16}, {{64, 64}, {64, 64}}, "nvidia/sm_90");
   CHECK(hopper.output == "float16 [64, 64]");
 
-  // A 128k-vocabulary row does not fit shared memory: the looped softmax.
+  // Contiguous rows on CUDA take the row kernel whatever their length; where it does not
+  // serve, a 128k-vocabulary row does not fit shared memory: the looped softmax.
   const auto big = on_arch("softmax", {bfloat16}, {{4, 128256}}, "nvidia/sm_90");
-  CHECK(choice(big, "variant")->value == "looped");
+  CHECK(choice(big, "variant")->value == "softmax.rows");
+  CHECK(choice(big, "strided_variant")->value == "softmax.looped");
   const auto small = on_arch("softmax", {bfloat16}, {{4, 4096}}, "nvidia/sm_90");
-  CHECK(choice(small, "variant")->value == "one-pass");
+  CHECK(choice(small, "variant")->value == "softmax.rows");
+  CHECK(choice(small, "strided_variant")->value == "softmax.one_pass");
+  // Vulkan has no row kernel: the strided variant runs, and explain names it.
+  const auto vk = on_arch("softmax", {float32}, {{4, 4096}}, "mesa/llvmpipe");
+  CHECK(choice(vk, "variant")->value == "softmax.one_pass");
+  const auto amd = on_arch("sum", {float32}, {{4, 4096}}, "amd/gfx90a");
+  CHECK(choice(amd, "variant")->value == "reduce.rows");
+  const auto scan = on_arch("cumsum", {float32}, {{4, 4096}}, "amd/gfx90a");
+  CHECK(choice(scan, "variant")->value == "scan.general");
   CHECK(std::stoi(choice(small, "row_tile")->value) <=
         capabilities_for_arch("nvidia/sm_90").reduce.tile_max.value);
 }
@@ -80,4 +97,323 @@ TEST_CASE("explain rejects what it cannot describe") {
   const auto bad = on_host("bitwise_and", {float32, float32}, {{2}});
   CHECK(bad.refused);
   CHECK(bad.refusal.find("float32") != std::string::npos);
+}
+
+// ---- Every public op, from the catalog.
+
+namespace {
+
+const char* const kAbsentArchs[] = {"nvidia/sm_90", "amd/gfx90a", "nvidia/sm_70"};
+
+// The capabilities `nbx explain --arch A` plans with (cli/cmd_explain.cpp).
+const Capabilities& arch_caps(const std::string& arch) {
+  static std::map<std::string, Capabilities> cache;
+  auto it = cache.find(arch);
+  if (it == cache.end()) it = cache.emplace(arch, capabilities_for_arch(arch, "", "")).first;
+  return it->second;
+}
+
+ops::OpExplanation explain_on(const std::string& arch, const std::string& op,
+                              const std::vector<DType>& dtypes, const std::vector<Shape>& shapes,
+                              ops::ExplainArgs args = {}) {
+  if (arch == "host") {
+    const Device host = host_device();
+    return ops::explain(op, dtypes, shapes, {host.capabilities(), host.str(), host.display_name()},
+                        args);
+  }
+  return ops::explain(op, dtypes, shapes, {arch_caps(arch), arch, "arch " + arch}, args);
+}
+
+std::string described(const Tensor& t) {
+  return std::string(dtype_name(t.dtype())) + " " + to_string(t.shape());
+}
+
+// Seeded values of magnitude 0.25 … 2 with random signs (never zero), in `dtype`.
+Tensor random_tensor(std::mt19937& rng, const Shape& shape, DType dtype = float32) {
+  std::uniform_real_distribution<float> mag(0.25f, 2.0f);
+  std::bernoulli_distribution neg(0.5);
+  std::vector<float> v(static_cast<std::size_t>(numel(shape)));
+  for (float& x : v) x = neg(rng) ? -mag(rng) : mag(rng);
+  return Tensor::from_host(v, shape).to(dtype);
+}
+
+}  // namespace
+
+TEST_CASE("explain covers every op of the catalog on the host and on absent architectures") {
+  const auto catalog = ops::op_catalog();
+  REQUIRE(catalog.size() > 100);
+  for (const ops::OpEntry& entry : catalog) {
+    for (const std::string arch : {"host", "nvidia/sm_90", "amd/gfx90a", "nvidia/sm_70"}) {
+      CAPTURE(entry.name);
+      CAPTURE(arch);
+      ops::OpExplanation e;
+      REQUIRE_NOTHROW(e = explain_on(arch, entry.name, entry.example_dtypes, entry.example_shapes));
+      CAPTURE(e.refusal);
+      CHECK_FALSE(e.refused);
+      CHECK_FALSE(e.kernel.empty());
+      CHECK_FALSE(e.output.empty());
+      CHECK(e.family == entry.family);
+      CHECK_FALSE(e.choices.empty());
+    }
+  }
+  CHECK(ops::explainable_ops().size() == catalog.size());
+}
+
+TEST_CASE("the catalog's names are the union of the op tables") {
+  std::set<std::string> names;
+  for (const ops::OpEntry& e : ops::op_catalog()) CHECK(names.insert(e.name).second);  // unique
+
+  // Every row of the X-macro lists is in the catalog under its family and op code.
+  struct Row {
+    const char* name;
+    int code;
+    int arity;
+  };
+  const Row elementwise[] = {
+#define NBX_ELEMENTWISE_OP(name, code, arity) {#name, code, arity},
+#include "core/elementwise_op_list.inc"
+#undef NBX_ELEMENTWISE_OP
+  };
+  const Row reductions[] = {
+#define NBX_REDUCE_OP(name, code) {#name, code, 1},
+#include "core/reduce_op_list.inc"
+#undef NBX_REDUCE_OP
+  };
+  const auto rows_of = [](const char* table_op, const char* family) {
+    std::vector<const ops::OpEntry*> found;
+    for (const ops::OpEntry& e : ops::op_catalog())
+      if (e.table_op == table_op && e.family == family) found.push_back(&e);
+    return found;
+  };
+  std::set<std::string> expected;
+  for (const Row& r : elementwise) {
+    CAPTURE(r.name);
+    const auto found = rows_of(r.name, "elementwise");
+    REQUIRE_FALSE(found.empty());
+    for (const ops::OpEntry* e : found) {
+      CHECK(e->code == r.code);
+      expected.insert(e->name);
+      if (e->name != "masked_fill" && e->table_op != "copy") CHECK(e->operands == r.arity);
+    }
+  }
+  for (const Row& r : reductions) {
+    CAPTURE(r.name);
+    const auto found = rows_of(r.name, "reduce");
+    REQUIRE(found.size() == 1);
+    CHECK(found[0]->code == r.code);
+    expected.insert(found[0]->name);
+  }
+  // The public names of those rows: the dtype rules' and reduce.hpp's.
+  for (const std::string& n : ops::elementwise_op_names()) CHECK(expected.count(n));
+  for (const std::string& n : ops::reduction_op_names()) CHECK(expected.count(n));
+  for (const char* n : {"copy", "cast", "to", "full", "fill", "gelu", "masked_fill"})
+    CHECK(expected.count(n));
+
+  // The enum families (kernel_abi_families.hpp), by code, and the matmul forms.
+  const auto expect_codes = [&](const char* family, std::vector<std::pair<const char*, int>> ops) {
+    for (const auto& [name, code] : ops) {
+      CAPTURE(name);
+      const ops::OpEntry* e = ops::find_op(name);
+      REQUIRE(e != nullptr);
+      CHECK(e->family == family);
+      CHECK(e->code == code);
+      expected.insert(name);
+    }
+  };
+  expect_codes("scan", {{"cumsum", abi::kScan_cumsum},
+                        {"cumprod", abi::kScan_cumprod},
+                        {"cummax", abi::kScan_cummax},
+                        {"cummin", abi::kScan_cummin}});
+  expect_codes("softmax", {{"softmax", abi::kSoftmax_softmax},
+                           {"log_softmax", abi::kSoftmax_log_softmax},
+                           {"scaled_masked_softmax", abi::kSoftmax_softmax}});
+  expect_codes("norm", {{"layer_norm", abi::kNorm_layer_norm},
+                        {"rms_norm", abi::kNorm_rms_norm},
+                        {"group_norm", abi::kNorm_group_norm},
+                        {"batch_norm", abi::kNorm_batch_norm}});
+  expect_codes("fill", {{"arange", abi::kFill_arange},
+                        {"linspace", abi::kFill_linspace},
+                        {"triu", abi::kFill_triu},
+                        {"tril", abi::kFill_tril}});
+  for (const ops::ProductForm& f : ops::product_forms()) {
+    const ops::OpEntry* e = ops::find_op(f.name);
+    REQUIRE(e != nullptr);
+    CHECK(e->family == "matmul");
+    CHECK(e->operands == f.operands);
+    expected.insert(std::string(f.name));
+  }
+  CHECK(ops::product_forms().size() == 10);
+  CHECK(names == expected);
+}
+
+TEST_CASE("scans: cumsum of int32 accumulates in int64 and returns int64, as PyTorch") {
+  std::mt19937 rng(20261201);
+  const auto e = explain_on("host", "cumsum", {int32}, {{4, 1000}});
+  REQUIRE_FALSE(e.refused);
+  CHECK(e.output == "int64 [4, 1000]");
+  CHECK(choice(e, "accumulate_dtype")->value == "int64");
+  CHECK(choice(e, "out_dtype")->capability == "int64");
+  const Tensor x = random_tensor(rng, {4, 1000}, int32);
+  CHECK(e.output == described(ops::cumsum(x, -1)));
+  CHECK(e.kernel.find("4 rows of 1000") != std::string::npos);
+
+  const auto half = explain_on("nvidia/sm_90", "cumprod", {float16}, {{8, 64}});
+  CHECK(half.output == "float16 [8, 64]");
+  CHECK(choice(half, "accumulate_dtype")->value == "float32");
+
+  const auto extreme = explain_on("amd/gfx90a", "cummax", {int32}, {{3, 5}});
+  CHECK(extreme.output == "int32 [3, 5] and int64 [3, 5] (indices)");
+  CHECK(choice(extreme, "indices_dtype")->value == "int64");
+
+  // No int64 on the generic Vulkan device: the int64 sum is refused by name.
+  const auto no_int64 = explain_on("vulkan/generic", "cumsum", {int32}, {{4, 1000}});
+  CHECK(no_int64.refused);
+  CHECK(no_int64.refused_capability == "int64");
+  const auto floats = explain_on("vulkan/generic", "cumsum", {float32}, {{4, 1000}});
+  CHECK_FALSE(floats.refused);
+}
+
+TEST_CASE("div of int32 on vulkan/generic widens through float32 (the --arch path)") {
+  const auto e = explain_on("vulkan/generic", "div", {int32, int32}, {{4, 1000}, {1000}});
+  REQUIRE_FALSE(e.refused);
+  CHECK(e.output == "float32 [4, 1000]");
+  CHECK(choice(e, "compute_dtype")->value == "float32");
+  CHECK(choice(e, "compute_dtype")->capability == "fp64");
+  CHECK(choice(e, "input_dtype")->value == "int32");
+  CHECK(e.kernel.find("strided") != std::string::npos);
+  const auto sm70 = explain_on("nvidia/sm_70", "div", {int32, int32}, {{4, 1000}, {1000}});
+  CHECK(choice(sm70, "compute_dtype")->value == "float64");
+}
+
+TEST_CASE("explain's output is what each non-elementwise op returns on the host") {
+  std::mt19937 rng(20261202);
+  const auto check_op = [&](const std::string& op, const std::vector<Shape>& shapes,
+                            const std::function<Tensor(const std::vector<Tensor>&)>& run,
+                            ops::ExplainArgs args = {}) {
+    CAPTURE(op);
+    std::vector<Tensor> in;
+    for (const Shape& s : shapes) in.push_back(random_tensor(rng, s));
+    const auto e = explain_on("host", op, std::vector<DType>(shapes.size(), float32), shapes, args);
+    CAPTURE(e.refusal);
+    REQUIRE_FALSE(e.refused);
+    std::string output = e.output;
+    const auto indices = output.find(" and int64");
+    if (indices != std::string::npos) output.resize(indices);
+    CHECK(output == described(run(in)));
+  };
+  using V = const std::vector<Tensor>&;
+  check_op("cumsum", {{4, 7}}, [](V t) { return ops::cumsum(t[0], -1); });
+  check_op("cummin", {{4, 7}}, [](V t) { return ops::cummin(t[0], -1).values; });
+  check_op("max", {{4, 7}}, [](V t) { return ops::max(t[0], -1).values; });
+  check_op("argmax", {{4, 7}}, [](V t) { return ops::argmax(t[0], -1); });
+  check_op("softmax", {{4, 7}}, [](V t) { return ops::softmax(t[0], -1); });
+  check_op("scaled_masked_softmax", {{4, 7}},
+           [](V t) { return ops::scaled_masked_softmax(t[0], -1, 0.5); });
+  check_op("layer_norm", {{4, 7}}, [](V t) { return ops::layer_norm(t[0], {7}); });
+  check_op("rms_norm", {{4, 7}}, [](V t) { return ops::rms_norm(t[0], {7}); });
+  check_op("group_norm", {{2, 6, 3}}, [](V t) { return ops::group_norm(t[0], 3); }, {3});
+  check_op("triu", {{3, 5, 5}}, [](V t) { return ops::triu(t[0], 1); });
+  check_op("copy", {{4, 7}}, [](V t) { return ops::copy(t[0]); });
+  check_op("fill", {{4, 7}}, [](V t) { return ops::fill(t[0], 2.5); });
+  for (const ops::ProductForm& form : ops::product_forms()) {
+    const ops::OpEntry* entry = ops::find_op(form.name);
+    REQUIRE(entry != nullptr);
+    const std::string name(form.name);
+    check_op(name, entry->example_shapes, [&](V t) {
+      if (name == "matmul") return ops::matmul(t[0], t[1]);
+      if (name == "mm") return ops::mm(t[0], t[1]);
+      if (name == "mv") return ops::mv(t[0], t[1]);
+      if (name == "dot") return ops::dot(t[0], t[1]);
+      if (name == "bmm") return ops::bmm(t[0], t[1]);
+      if (name == "addmm") return ops::addmm(t[0], t[1], t[2]);
+      if (name == "baddbmm") return ops::baddbmm(t[0], t[1], t[2]);
+      if (name == "addmv") return ops::addmv(t[0], t[1], t[2]);
+      if (name == "addr") return ops::addr(t[0], t[1], t[2]);
+      REQUIRE(name == "linear");
+      return ops::linear(t[0], t[1], t.size() > 2 ? std::optional<Tensor>(t[2]) : std::nullopt);
+    });
+  }
+  // Forms whose shapes differ from the examples: vectors squeezed back, a 1-d weight.
+  check_op("matmul", {{7}, {7, 3}}, [](V t) { return ops::matmul(t[0], t[1]); });
+  check_op("linear", {{7}, {7}}, [](V t) { return ops::linear(t[0], t[1]); });
+  check_op("linear", {{2, 5, 7}, {7}, {}}, [](V t) { return ops::linear(t[0], t[1], t[2]); });
+  check_op("addmv", {{}, {4, 7}, {7}}, [](V t) { return ops::addmv(t[0], t[1], t[2]); });
+
+  // Casts, creation: their dtypes are not float32 operands.
+  const Tensor x = random_tensor(rng, {4, 7});
+  CHECK(explain_on("host", "cast", {float32, bfloat16}, {{4, 7}}).output ==
+        described(ops::cast(x, bfloat16)));
+  const auto same = explain_on("host", "to", {float32, float32}, {{4, 7}});
+  CHECK(same.kernel.find("none") != std::string::npos);
+  CHECK(explain_on("host", "to", {float32, int8}, {{4, 7}}).output == described(x.to(int8)));
+  CHECK(explain_on("host", "full", {int16}, {{3, 2}}).output ==
+        described(ops::full({3, 2}, 7, int16)));
+  CHECK(explain_on("host", "arange", {int64}, {{9}}).output ==
+        described(ops::arange(0, 9, 1, int64)));
+  CHECK(explain_on("host", "linspace", {float64}, {{5}}).output ==
+        described(ops::linspace(0.0, 1.0, 5, float64)));
+  const Tensor mask =
+      Tensor::from_host(std::vector<bool>{true, false, true, false, true, false, true}, {7});
+  CHECK(explain_on("host", "masked_fill", {float32, bool_}, {{4, 7}, {7}}).output ==
+        described(ops::masked_fill(x, mask, 1.5)));
+}
+
+TEST_CASE("explain refuses with the op's own message") {
+  std::mt19937 rng(20261203);
+  const auto same_refusal = [](const ops::OpExplanation& e, const std::function<void()>& run) {
+    CAPTURE(e.op);
+    REQUIRE(e.refused);
+    try {
+      run();
+      FAIL("the op did not refuse");
+    } catch (const Error& err) {
+      CHECK(e.refusal == err.what());
+    }
+  };
+  const Tensor x = random_tensor(rng, {2, 6, 3});
+  same_refusal(explain_on("host", "group_norm", {float32}, {{2, 6, 3}}, {4}),
+               [&] { ops::group_norm(x, 4); });
+  const Tensor a = random_tensor(rng, {4, 5}), b = random_tensor(rng, {6, 3});
+  same_refusal(explain_on("host", "mm", {float32, float32}, {{4, 5}, {6, 3}}),
+               [&] { ops::mm(a, b); });
+  same_refusal(explain_on("host", "bmm", {float32, float32}, {{4, 5}, {5, 3}}),
+               [&] { ops::bmm(a, a); });
+  const Tensor v = random_tensor(rng, {5}), w = random_tensor(rng, {4});
+  same_refusal(explain_on("host", "dot", {float32, float32}, {{5}, {4}}), [&] { ops::dot(v, w); });
+  const Tensor i = random_tensor(rng, {4}, int32);
+  same_refusal(explain_on("host", "layer_norm", {int32}, {{4}}), [&] { ops::layer_norm(i, {4}); });
+  same_refusal(explain_on("host", "triu", {float32}, {{5}}), [&] { ops::triu(v); });
+  same_refusal(explain_on("host", "mm", {float32, float16}, {{4, 5}, {5, 3}}), [&] {
+    ops::mm(a, random_tensor(rng, {5, 3}, float16));
+  });
+}
+
+TEST_CASE("capability choices of the creation and norm plans") {
+  // No int64 on the generic Vulkan device: an int32 range is computed in int32 when its
+  // ends fit; without fp64 an integer linspace steps in float32.
+  const auto range = explain_on("vulkan/generic", "arange", {int32}, {{1000}});
+  REQUIRE_FALSE(range.refused);
+  CHECK(choice(range, "compute_dtype")->value == "int32");
+  CHECK(choice(range, "compute_dtype")->capability == "int64");
+  CHECK(choice(explain_on("host", "arange", {int32}, {{1000}}), "compute_dtype")->value == "int64");
+  CHECK(choice(explain_on("vulkan/generic", "linspace", {int32}, {{10}}), "compute_dtype")->value ==
+        "float32");
+  CHECK(choice(explain_on("nvidia/sm_70", "linspace", {int32}, {{10}}), "compute_dtype")->value ==
+        "float64");
+
+  const auto groups = explain_on("nvidia/sm_90", "group_norm", {bfloat16}, {{8, 32, 16, 16}}, {4});
+  REQUIRE_FALSE(groups.refused);
+  CHECK(groups.kernel.find("32 rows of 2048") != std::string::npos);
+  CHECK(choice(groups, "accumulate_dtype")->value == "float32");
+  const auto batch = explain_on("amd/gfx90a", "batch_norm", {float16}, {{8, 32, 16, 16}});
+  CHECK(batch.kernel.find("8 rows of 8192") != std::string::npos);
+}
+
+TEST_CASE("explain checks the operand count against the catalog") {
+  CHECK_THROWS_AS(explain_on("host", "cumsum", {float32, float32}, {{4}}), InvalidArgument);
+  CHECK_THROWS_AS(explain_on("host", "addmm", {float32, float32}, {{4, 4}}), InvalidArgument);
+  // linear's bias is optional.
+  CHECK_FALSE(explain_on("host", "linear", {float32, float32}, {{8, 32}, {16, 32}}).refused);
+  CHECK_FALSE(
+      explain_on("host", "linear", {float32, float32, float32}, {{8, 32}, {16, 32}, {16}}).refused);
 }

@@ -79,12 +79,12 @@ void refused(const std::function<void()>& f, const std::vector<std::string>& wor
 // One raw launch: buffers from tensors (or empty), the parameter block as given, or with
 // `param_bytes` bytes of it (a block of the wrong size).
 template <class P>
-void launch(std::string_view kernel, const std::vector<KernelBuffer>& bufs, const P& p,
+void launch(std::string_view family, const std::vector<KernelBuffer>& bufs, const P& p,
             std::size_t param_bytes = sizeof(P)) {
   std::vector<std::byte> block(param_bytes);
   std::memcpy(block.data(), &p, std::min(param_bytes, sizeof p));
   KernelLaunch kl;
-  kl.kernel = kernel;
+  kl.family = family_named(family.substr(0, family.find('.'))).value();
   kl.buffers = bufs;
   kl.params = block;
   std::lock_guard lock(vk().context().launch_mutex());
@@ -104,8 +104,8 @@ std::vector<KernelBuffer> drop_last(std::vector<KernelBuffer> b) {
 constexpr std::int32_t kF32 = static_cast<std::int32_t>(DType::kFloat32);
 constexpr std::int64_t kHuge = std::int64_t(1) << 62;  // wraps a 64-bit byte count × 4
 
-// The checks every family's launch shares: a block of the wrong size, too few buffers, an
-// unknown kernel name (refused by the backend seam as Unsupported).
+// The checks every family's launch shares: a block of the wrong size, too few buffers
+// (refused at the backend seam by the family table, core/families).
 template <class P>
 void common_refusals(const char* kernel, const std::vector<KernelBuffer>& bufs, const P& p) {
   refused<InvalidArgument>([&] { launch(kernel, bufs, p, sizeof p + 8); },
@@ -113,7 +113,6 @@ void common_refusals(const char* kernel, const std::vector<KernelBuffer>& bufs, 
   refused<InvalidArgument>([&] { launch(kernel, bufs, p, sizeof p - 8); },
                            {"parameter block", std::to_string(sizeof p)});
   refused<InvalidArgument>([&] { launch(kernel, drop_last(bufs), p); }, {"buffers"});
-  refused<Unsupported>([&] { launch(std::string(kernel) + "_v2", bufs, p); }, {"not available"});
 }
 
 TEST_CASE("raw reduce launches: malformed blocks are refused before recording") {
@@ -141,16 +140,16 @@ TEST_CASE("raw reduce launches: malformed blocks are refused before recording") 
     mutate(q);
     refused<InvalidArgument>([&] { launch("reduce", bufs, q); }, words);
   };
-  with([](auto& q) { q.op = 99; }, {"unknown reduce op code 99"});
+  with([](auto& q) { q.op = 99; }, {"unknown op code 99"});
   with([](auto& q) { q.in_dtype = 42; }, {"dtype code"});
   with([](auto& q) { q.in_kept_strides[0] = 1000; }, {"sum", "the input reaches element 3007"});
   with([](auto& q) { q.in_offset = -1; }, {"the input"});
   with([](auto& q) { q.out_offset = 600; }, {"the output reaches element 603"});
   with([](auto& q) { q.in_offset = kHuge; }, {"the input reaches element 461168601842738"});
-  with([](auto& q) { q.out_strides[0] = kHuge; }, {"sum", "overflow 64-bit"});
+  with([](auto& q) { q.out_strides[0] = kHuge; }, {"sum", "past 2^63"});
   with([](auto& q) { q.rows = 5; }, {"disagree"});
   with([](auto& q) { q.row_len = 9; }, {"disagree"});
-  with([](auto& q) { q.red_ndim = 9; }, {"dims out of range"});
+  with([](auto& q) { q.red_ndim = 9; }, {"red_ndim is 9"});
   // Two negative sizes multiply to the right row count.
   with(
       [](auto& q) {
@@ -170,10 +169,10 @@ TEST_CASE("raw reduce launches: malformed blocks are refused before recording") 
       [&] {
         launch("reduce", {out_buf(out), KernelBuffer{}}, p);
       },
-      {"the input has no buffer"});
+      {"the input has elements but no buffer"});
   abi::ReduceParams q = p;
   q.op = abi::kReduce_max_with_index;
-  refused<InvalidArgument>([&] { launch("reduce", bufs, q); }, {"max", "3 buffers"});
+  refused<InvalidArgument>([&] { launch("reduce", bufs, q); }, {"max", "the launch takes 3"});
 }
 
 TEST_CASE("raw fill launches: malformed blocks are refused before recording") {
@@ -194,27 +193,25 @@ TEST_CASE("raw fill launches: malformed blocks are refused before recording") {
 
   refused<InvalidArgument>([&] { launch("fill", bufs, p, sizeof p + 8); }, {"parameter block"});
   refused<InvalidArgument>([&] { launch("fill", std::vector<KernelBuffer>{}, p); }, {"buffers"});
-  refused<Unsupported>([&] { launch("filler", bufs, p); }, {"not available"});
   auto with = [&](auto mutate, std::vector<std::string> words) {
     abi::FillParams q = p;
     mutate(q);
     refused<InvalidArgument>([&] { launch("fill", bufs, q); }, words);
   };
-  with([](auto& q) { q.op = 7; }, {"unknown fill op code 7"});
-  with([](auto& q) { q.op = -1; }, {"unknown fill op code -1"});
-  with([](auto& q) { q.out_dtype = 77; }, {"dtypes"});
+  with([](auto& q) { q.op = 7; }, {"unknown op code 7"});
+  with([](auto& q) { q.op = -1; }, {"unknown op code -1"});
+  with([](auto& q) { q.out_dtype = 77; }, {"unknown dtype code 77"});
   with(
       [](auto& q) {
         q.sizes[0] = 1000;
         q.numel = 1000;
       },
       {"arange", "the output reaches element 999"});
-  with([](auto& q) { q.numel = 17; }, {"numel 17"});
+  with([](auto& q) { q.numel = 17; }, {"numel 17 is not the product"});
   with([](auto& q) { q.out_offset = -4; }, {"the output"});
   with([](auto& q) { q.out_offset = kHuge; }, {"the output reaches element 461168601842738"});
-  with([](auto& q) { q.out_strides[0] = kHuge; },
-       {"arange", "the output's offset and strides overflow"});
-  with([](auto& q) { q.ndim = 2; }, {"ndim 2"});
+  with([](auto& q) { q.out_strides[0] = kHuge; }, {"arange", "past 2^63"});
+  with([](auto& q) { q.ndim = 2; }, {"ndim 2 is not 1"});
 
   // triu: two buffers, a 2-d view, in and out of one dtype.
   const Tensor m = seq({4, 4}, vk()), t = Tensor::empty({4, 4}, DType::kFloat32, vk());
@@ -229,14 +226,15 @@ TEST_CASE("raw fill launches: malformed blocks are refused before recording") {
   const std::vector<KernelBuffer> tb = {out_buf(t), in_buf(m)};
   launch("fill", tb, r);
   check_close(t, ops::triu(seq({4, 4}, ::nbx::host_device())));
-  refused<InvalidArgument>([&] { launch("fill", drop_last(tb), r); }, {"triu", "2 buffers"});
+  refused<InvalidArgument>([&] { launch("fill", drop_last(tb), r); },
+                           {"triu", "the launch takes 2"});
   abi::FillParams r2 = r;
   r2.ndim = 1;
   r2.numel = 4;
-  refused<InvalidArgument>([&] { launch("fill", tb, r2); }, {"triu", "ndim 1"});
+  refused<InvalidArgument>([&] { launch("fill", tb, r2); }, {"triu", "ndim 1 is outside"});
   r2 = r;
   r2.in_dtype = static_cast<std::int32_t>(DType::kInt32);
-  refused<InvalidArgument>([&] { launch("fill", tb, r2); }, {"triu", "dtypes"});
+  refused<InvalidArgument>([&] { launch("fill", tb, r2); }, {"triu", "keep the input's dtype"});
   r2 = r;
   r2.in_offset = 500;
   refused<InvalidArgument>([&] { launch("fill", tb, r2); }, {"the input reaches element"});
@@ -267,10 +265,10 @@ void row_layout_refusals(const char* kernel, const char* op, const std::vector<K
     refused<InvalidArgument>([&] { launch(kernel, bufs, q); }, words);
   };
   with([](auto& q) { q.op = 9; }, {"unknown op code 9"});
-  with([](auto& q) { q.in_dtype = 99; }, {"dtype code 99"});
+  with([](auto& q) { q.in_dtype = 99; }, {"unknown dtype code 99"});
   with([](auto& q) { q.rows = 3; }, {op, "disagree"});
   with([](auto& q) { q.row_len = -1; }, {op, "disagree"});
-  with([](auto& q) { q.outer_ndim = 9; }, {op, "outer_ndim 9"});
+  with([](auto& q) { q.outer_ndim = 9; }, {op, "outer_ndim is 9"});
   with([](auto& q) { q.in_offset = -1; }, {op, "the input has a negative offset"});
   with([](auto& q) { q.in_row_stride = 100; }, {op, "the input reaches element 724"});
   with([](auto& q) { q.out_offset = 120; }, {op, "the output reaches element 151"});
@@ -287,7 +285,7 @@ void row_layout_refusals(const char* kernel, const char* op, const std::vector<K
       [&] {
         launch(kernel, {bufs[0], KernelBuffer{}}, p);
       },
-      {op, "the input reaches element"});
+      {op, "the input has elements but no buffer is bound"});
 }
 
 TEST_CASE("raw softmax launches: malformed blocks are refused before recording") {
@@ -318,7 +316,8 @@ TEST_CASE("raw softmax launches: malformed blocks are refused before recording")
   q.has_mask = 1;
   q.mask_outer_strides[0] = 8;
   q.mask_row_stride = 1;
-  refused<InvalidArgument>([&] { launch("softmax", bufs, q); }, {"has_mask 1"});
+  refused<InvalidArgument>([&] { launch("softmax", bufs, q); },
+                           {"2 buffers bound; the launch takes 3"});
   const Tensor small_mask = Tensor::zeros({8}, DType::kBool, vk());
   q.mask_outer_strides[0] = 1000;
   refused<InvalidArgument>(
@@ -342,7 +341,7 @@ TEST_CASE("raw scan launches: malformed blocks are refused before recording") {
   row_layout_refusals("scan", "cumsum", bufs, p);
   abi::ScanParams q = p;
   q.op = abi::kScan_cummax;  // needs a third (index) buffer
-  refused<InvalidArgument>([&] { launch("scan", bufs, q); }, {"cummax", "takes 3"});
+  refused<InvalidArgument>([&] { launch("scan", bufs, q); }, {"cummax", "the launch takes 3"});
   q.index_outer_strides[0] = 8;
   q.index_row_stride = 1;
   q.index_offset = 1 << 20;
@@ -351,7 +350,7 @@ TEST_CASE("raw scan launches: malformed blocks are refused before recording") {
       [&] {
         launch("scan", {bufs[0], bufs[1], out_buf(idx)}, q);
       },
-      {"cummax", "the indices reaches element"});
+      {"cummax", "the index output reaches element"});
   q = p;
   q.out_dtype = static_cast<std::int32_t>(DType::kInt32);
   refused<InvalidArgument>([&] { launch("scan", bufs, q); }, {"accumulating in float32"});
@@ -373,8 +372,8 @@ TEST_CASE("raw norm launches: malformed blocks are refused before recording") {
   check_close(out, ops::layer_norm(seq({4, 8}, h), {8}), 1e-4);
 
   refused<InvalidArgument>([&] { launch("norm", bufs, p, sizeof p + 8); }, {"parameter block"});
-  refused<InvalidArgument>([&] { launch("norm", {bufs[0]}, p); }, {"layer_norm", "1 buffers"});
-  refused<Unsupported>([&] { launch("norms", bufs, p); }, {"not available"});
+  refused<InvalidArgument>([&] { launch("norm", {bufs[0]}, p); },
+                           {"layer_norm", "1 buffers bound"});
   auto with = [&](auto mutate, std::vector<std::string> words,
                   const std::vector<KernelBuffer>* b = nullptr) {
     abi::NormParams q = p;
@@ -384,9 +383,10 @@ TEST_CASE("raw norm launches: malformed blocks are refused before recording") {
   with([](auto& q) { q.op = 4; }, {"unknown op code 4"});
   with([](auto& q) { q.param_dtype = static_cast<std::int32_t>(DType::kInt8); },
        {"not a floating dtype"});
-  with([](auto& q) { q.rows = 100; }, {"layer_norm", "the output holds"});
+  with([](auto& q) { q.rows = 100; }, {"layer_norm", "the output reaches element"});
   with([](auto& q) { q.row_len = -8; }, {"negative rows or row_len"});
-  with([](auto& q) { q.has_weight = 1; }, {"layer_norm", "the weight is not bound"});
+  with([](auto& q) { q.has_weight = 1; },
+       {"layer_norm", "the weight has elements but no buffer is bound"});
   // 256 elements in 1024-byte blocks; the 8 weights sit in a 512-byte block.
   const Tensor xb = seq({1, 256}, vk()), ob = Tensor::empty({1, 256}, DType::kFloat32, vk());
   const std::vector<KernelBuffer> short_w = {out_buf(ob), in_buf(xb), in_buf(w), KernelBuffer{}};
@@ -396,7 +396,7 @@ TEST_CASE("raw norm launches: malformed blocks are refused before recording") {
         q.rows = 1;
         q.row_len = 256;
       },
-      {"the weight holds 512 bytes; 256 elements"}, &short_w);
+      {"the weight reaches element 255"}, &short_w);
   // channels × inner wraps to row_len in 64 bits (2^62 + 2 channels of 4): refused, not
   // bounds-checked through a wrapped byte count.
   const std::vector<KernelBuffer> six = {bufs[0],   bufs[1],   in_buf(w),
@@ -424,7 +424,7 @@ TEST_CASE("raw norm launches: malformed blocks are refused before recording") {
         q.inner = 2;
         q.groups = 1;
       },
-      {"batch_norm", "4 buffers"});
+      {"batch_norm", "4 buffers bound"});
 }
 
 TEST_CASE("raw matmul launches: malformed blocks are refused before recording") {
@@ -461,34 +461,36 @@ TEST_CASE("raw matmul launches: malformed blocks are refused before recording") 
   with([](auto& q) { q.a_dtype = q.out_dtype = static_cast<std::int32_t>(DType::kBool); },
        {"bool"});
   with([](auto& q) { q.out_dtype = static_cast<std::int32_t>(DType::kInt32); },
-       {"float32 operands with a int32 output"});
-  with([](auto& q) { q.m = 40; }, {"A reaches element 319"});
+       {"a floating product with an integer output"});
+  with([](auto& q) { q.m = 40; }, {"the output reaches element 159"});
   with([](auto& q) { q.k = -1; }, {"negative m, n or k"});
-  with([](auto& q) { q.batch = 2; }, {"batch 2"});
+  with([](auto& q) { q.batch = 2; }, {"batch disagrees"});
   with(
       [](auto& q) {
         q.batch_ndim = 1;
         q.batch_sizes[0] = -1;
         q.batch = -1;
       },
-      {"negative batch size"});
-  with([](auto& q) { q.b_offset = -3; }, {"B reaches element"});
+      {"negative size"});
+  with([](auto& q) { q.b_offset = -3; }, {"B has a negative offset"});
   with([](auto& q) { q.b_offset = kHuge; }, {"B reaches element 461168601842738"});
   with([](auto& q) { q.out_col_stride = kHuge; }, {"the output"});
   with([](auto& q) { q.a_row_stride = -8; }, {"A has a negative stride"});
   with([](auto& q) { q.tile_m = 24; }, {"tile 24x16x16"});
   with([](auto& q) { q.variant = 9; }, {"unknown variant 9"});
-  with([](auto& q) { q.has_addend = 1; }, {"needs 4 buffers"});
+  with([](auto& q) { q.has_addend = 1; }, {"3 buffers bound; the launch takes 4"});
   abi::MatmulParams q = p;
   q.variant = abi::kMatmulVendorBlas;
   refused<Unsupported>([&] { launch("matmul", bufs, q); }, {"matmul.blas"});
-  // The cooperative-matrix variant takes float16 only; a device without it refuses by name.
+  // The cooperative-matrix variant takes float16 only: its contract refuses float32.
   q = p;
   q.variant = abi::kMatmulCoopMatrix;
-  refused<Unsupported>([&] { launch("matmul", bufs, q); }, {"matmul", "cooperative-matrix"});
-  if (raw().has_kernel("matmul.coopmat")) {
-    q.m = 400;  // checked before the variant: A's view leaves its buffer
-    refused<InvalidArgument>([&] { launch("matmul.coopmat", bufs, q); }, {"A reaches element"});
+  refused<InvalidArgument>([&] { launch("matmul", bufs, q); },
+                           {"matmul", "matmul.coopmat variant does not serve it"});
+  if (raw().offers(nbx::KernelFamily::kMatmul, nbx::abi::kMatmulCoopMatrix)) {
+    q.m = 400;  // checked before the variant: the output's view leaves its buffer
+    refused<InvalidArgument>([&] { launch("matmul.coopmat", bufs, q); },
+                             {"the output reaches element 1599"});
   }
 }
 
@@ -534,16 +536,14 @@ TEST_CASE("raw memory the device did not allocate: another device's, freed, over
                            {"copy_to_host", "not live memory of this device"});
   // A launch binding the foreign buffer is refused before the backend sees the handle.
   const KernelBuffer bufs[] = {{d, true}, {foreign, false}};
-  refused<InvalidArgument>(locked([&] {
-                             raw().launch({"vk_copy_probe", bufs, {}});
-                           }),
-                           {"vk_copy_probe", "not live memory of this device"});
+  refused<InvalidArgument>(
+      locked([&] { raw().launch(kernel_launch(abi::CopyProbeParams{0}, bufs)); }),
+      {"copy_probe", "not live memory of this device"});
   // A DeviceMemory claiming more bytes than its allocation.
   const KernelBuffer big[] = {{{d.handle, d.bytes * 2}, true}, {d, false}};
-  refused<InvalidArgument>(locked([&] {
-                             raw().launch({"vk_copy_probe", big, {}});
-                           }),
-                           {"vk_copy_probe", "names an allocation of"});
+  refused<InvalidArgument>(
+      locked([&] { raw().launch(kernel_launch(abi::CopyProbeParams{0}, big)); }),
+      {"copy_probe", "names an allocation of"});
   // Freed memory, and a second free.
   DeviceMemory m;
   locked([&] {

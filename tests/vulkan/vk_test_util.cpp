@@ -152,7 +152,7 @@ Raw run_on(BackendDevice& dev, const Launch& l) {
     buffers.push_back({in.scalar ? DeviceMemory{} : upload(in.raw), false});
   }
   p.contiguous = contiguous;
-  dev.launch({"elementwise", buffers, std::as_bytes(std::span(&p, 1))});
+  dev.launch({nbx::KernelFamily::kElementwise, buffers, std::as_bytes(std::span(&p, 1))});
   Raw out = l.out;
   dev.copy_to_host(out.bytes.data(), buffers[0].memory, 0, out.bytes.size());
   dev.synchronize();

@@ -1,0 +1,61 @@
+// The variants each backend's kernels implement, family by family: the one table the
+// backends' launcher tables take their variant masks from and `nbx explain --arch` reads for
+// an architecture that is not present. A device may offer fewer at run time (cuBLASLt not
+// loaded, no cooperative-matrix shape, NBX_GPU_ROWS), never more; a test checks that.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/families/kernel_family.hpp"
+
+namespace nbx {
+
+enum class BackendKind { kHost, kCuda, kHip, kVulkan, kUnknown };
+
+constexpr BackendKind backend_kind(std::string_view name) {
+  return name == "host"     ? BackendKind::kHost
+         : name == "cuda"   ? BackendKind::kCuda
+         : name == "hip"    ? BackendKind::kHip
+         : name == "vulkan" ? BackendKind::kVulkan
+                            : BackendKind::kUnknown;
+}
+
+// Bit v set: the backend's kernels implement variant v of `family`; 0: the family is not
+// offered at all (refused by name).
+constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily family) {
+  const bool gpu = backend == BackendKind::kCuda || backend == BackendKind::kHip;
+  const auto bit = variant_bit;
+  switch (family) {
+    case KernelFamily::kElementwise:
+    case KernelFamily::kFill:
+      return backend == BackendKind::kUnknown ? 0 : bit(0);
+    case KernelFamily::kReduce:
+      return gpu                                ? bit(abi::kReduceGeneral) | bit(abi::kReduceRows)
+             : backend == BackendKind::kUnknown ? 0
+                                                : bit(abi::kReduceGeneral);
+    case KernelFamily::kSoftmax:
+      return gpu ? bit(abi::kSoftmaxOnePass) | bit(abi::kSoftmaxLooped) | bit(abi::kSoftmaxRows)
+             : backend == BackendKind::kUnknown
+                 ? 0
+                 : bit(abi::kSoftmaxOnePass) | bit(abi::kSoftmaxLooped);
+    case KernelFamily::kNorm:
+      return gpu                                ? bit(abi::kNormGeneral) | bit(abi::kNormRows)
+             : backend == BackendKind::kUnknown ? 0
+                                                : bit(abi::kNormGeneral);
+    case KernelFamily::kScan:
+      return backend == BackendKind::kUnknown ? 0 : bit(abi::kScanGeneral);
+    case KernelFamily::kMatmul:
+      return backend == BackendKind::kCuda ? bit(abi::kMatmulTiled) | bit(abi::kMatmulVendorBlas)
+             : backend == BackendKind::kVulkan
+                 ? bit(abi::kMatmulTiled) | bit(abi::kMatmulCoopMatrix)
+             : backend == BackendKind::kUnknown ? 0
+                                                : bit(abi::kMatmulTiled);
+    case KernelFamily::kTimestamp:
+    case KernelFamily::kCopyProbe:
+      return backend == BackendKind::kVulkan ? bit(0) : 0;
+  }
+  return 0;
+}
+
+}  // namespace nbx

@@ -1,0 +1,20 @@
+// The explain function of each kernel family (op_catalog.hpp: OpEntry::explain). Each runs
+// the planner the family's ops run and writes what it decided. Internal to core/ops.
+#pragma once
+
+#include "core/ops/op_catalog.hpp"
+
+namespace nbx::ops::detail {
+
+void explain_elementwise(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_cast(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_creation(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_reduce(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_scan(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_softmax(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_norm(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_matmul(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+// Adds the "variant" choice of a family with one variant (elementwise, scan, fill).
+void name_single_variant(OpExplanation& out);
+
+}  // namespace nbx::ops::detail

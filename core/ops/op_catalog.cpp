@@ -1,0 +1,313 @@
+// The op catalog, built once from the op tables (op_catalog.hpp says which).
+#include "core/ops/op_catalog.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "core/kernel_abi.hpp"
+#include "core/ops/elementwise_rules.hpp"
+#include "core/ops/explain_families.hpp"
+#include "core/ops/linalg.hpp"
+
+namespace nbx::ops {
+namespace {
+
+using detail::Domain;
+
+// ---- The families whose ops are an enum, not an X-macro list. A switch without a
+// default over each enum: -Wswitch (in -Wall) names an enumerator added without a name
+// here, and every named code enters the catalog by itself.
+
+const char* op_name(abi::ScanOp op) {
+  switch (op) {
+    case abi::kScan_cumsum:
+      return "cumsum";
+    case abi::kScan_cumprod:
+      return "cumprod";
+    case abi::kScan_cummax:
+      return "cummax";
+    case abi::kScan_cummin:
+      return "cummin";
+  }
+  return nullptr;
+}
+
+const char* op_name(abi::SoftmaxOp op) {
+  switch (op) {
+    case abi::kSoftmax_softmax:
+      return "softmax";
+    case abi::kSoftmax_log_softmax:
+      return "log_softmax";
+  }
+  return nullptr;
+}
+
+const char* op_name(abi::NormOp op) {
+  switch (op) {
+    case abi::kNorm_layer_norm:
+      return "layer_norm";
+    case abi::kNorm_rms_norm:
+      return "rms_norm";
+    case abi::kNorm_group_norm:
+      return "group_norm";
+    case abi::kNorm_batch_norm:
+      return "batch_norm";
+  }
+  return nullptr;
+}
+
+const char* op_name(abi::FillOp op) {
+  switch (op) {
+    case abi::kFill_arange:
+      return "arange";
+    case abi::kFill_linspace:
+      return "linspace";
+    case abi::kFill_triu:
+      return "triu";
+    case abi::kFill_tril:
+      return "tril";
+  }
+  return nullptr;
+}
+
+// Op codes are small and dense; past this no enum of kernel_abi_families.hpp reaches.
+constexpr int kMaxEnumCode = 64;
+
+template <class Enum>
+void add_enum_family(std::vector<OpEntry>& ops, const char* family, ExplainFn explain,
+                     const OpEntry& shape_of_entries) {
+  for (int code = 0; code < kMaxEnumCode; ++code) {
+    const char* name = op_name(static_cast<Enum>(code));
+    if (!name) continue;
+    OpEntry e = shape_of_entries;
+    e.name = e.table_op = name;
+    e.family = family;
+    e.code = code;
+    e.explain = explain;
+    ops.push_back(std::move(e));
+  }
+}
+
+// ---- Examples: a call devices plan without a refusal (float32 where the op takes
+// it), so tests and `--list` can show each op.
+
+const Shape kRows{4, 1000};
+
+std::vector<DType> repeat(DType t, int n) {
+  return std::vector<DType>(static_cast<std::size_t>(n), t);
+}
+
+OpEntry elementwise_entry(const detail::OpRule& rule, std::string_view table_op, int arity) {
+  OpEntry e;
+  e.name = std::string(rule.name);
+  e.family = "elementwise";
+  e.table_op = std::string(table_op);
+  e.code = rule.op;
+  e.operands = arity;
+  e.explain = detail::explain_elementwise;
+  const bool integers = rule.domain == Domain::kIntegral || rule.domain == Domain::kIntegralOrBool;
+  e.example_dtypes = repeat(integers ? DType::kInt32 : DType::kFloat32, arity);
+  e.example_shapes = {kRows};
+  if (arity == 1) e.operand_names = "x";
+  if (arity == 2) {
+    e.operand_names = "a; b";
+    e.example_shapes = {kRows, Shape{1000}};  // b broadcast along the rows
+  }
+  if (arity == 3) e.operand_names = "x; a; b";
+  switch (rule.op) {
+    case abi::kOp_where:
+      e.operand_names = "condition (bool); a; b";
+      e.example_dtypes[0] = DType::kBool;
+      break;
+    case abi::kOp_clamp:
+      e.operand_names = "x; min; max";
+      break;
+    case abi::kOp_lerp:
+      e.operand_names = "start; end; weight";
+      break;
+    case abi::kOp_addcmul:
+    case abi::kOp_addcdiv:
+      e.operand_names = "x; t1; t2";
+      break;
+    default:
+      break;
+  }
+  return e;
+}
+
+// The public forms of the elementwise copy (op copy): casts, copies and scalar fills.
+void add_copy_forms(std::vector<OpEntry>& ops) {
+  const auto form = [](const char* name, int operands, const char* names, ExplainFn fn,
+                       std::vector<DType> dtypes) {
+    OpEntry e;
+    e.name = name;
+    e.family = "elementwise";
+    e.table_op = "copy";
+    e.code = abi::kOp_copy;
+    e.operands = operands;
+    e.operand_names = names;
+    e.example_dtypes = std::move(dtypes);
+    e.example_shapes = {kRows};
+    e.explain = fn;
+    return e;
+  };
+  ops.push_back(form("copy", 1, "x (a contiguous copy)", detail::explain_cast, {DType::kFloat32}));
+  ops.push_back(form("cast", 2, "x; target dtype", detail::explain_cast,
+                     {DType::kFloat32, DType::kBFloat16}));
+  ops.push_back(form("to", 2, "x; target dtype (Tensor::to)", detail::explain_cast,
+                     {DType::kFloat32, DType::kInt32}));
+  ops.push_back(
+      form("full", 1, "the output's dtype and shape", detail::explain_creation, {DType::kFloat32}));
+  ops.push_back(form("fill", 1, "like (the output's dtype and shape)", detail::explain_creation,
+                     {DType::kFloat32}));
+}
+
+void add_elementwise(std::vector<OpEntry>& ops) {
+  struct TableOp {
+    const char* name;
+    abi::ElementwiseOp code;
+    int arity;
+  };
+  static constexpr TableOp kTable[] = {
+#define NBX_ELEMENTWISE_OP(name, code, arity) {#name, abi::kOp_##name, arity},
+#include "core/elementwise_op_list.inc"
+#undef NBX_ELEMENTWISE_OP
+  };
+  for (const TableOp& t : kTable) {
+    if (t.code == abi::kOp_copy) {
+      add_copy_forms(ops);
+      continue;
+    }
+    // The public name is the dtype rule's (gelu_erf is "gelu").
+    ops.push_back(elementwise_entry(detail::rule_for(t.code), t.name, t.arity));
+    if (t.code == abi::kOp_where) {
+      OpEntry m = ops.back();
+      m.name = "masked_fill";
+      m.operands = 2;
+      m.operand_names = "x; mask (bool); the value is a scalar";
+      m.example_dtypes = {DType::kFloat32, DType::kBool};
+      m.example_shapes = {kRows, Shape{1000}};
+      ops.push_back(std::move(m));
+    }
+  }
+}
+
+void add_reductions(std::vector<OpEntry>& ops) {
+  struct TableOp {
+    std::string_view name;
+    abi::ReduceOp code;
+  };
+  static constexpr TableOp kTable[] = {
+#define NBX_REDUCE_OP(name, code) {#name, abi::kReduce_##name},
+#include "core/reduce_op_list.inc"
+#undef NBX_REDUCE_OP
+  };
+  // "<op>_with_index" is the kernel op behind the public max/min (values and indices).
+  constexpr std::string_view kWithIndex = "_with_index";
+  for (const TableOp& t : kTable) {
+    std::string_view name = t.name;
+    if (name.ends_with(kWithIndex)) name.remove_suffix(kWithIndex.size());
+    OpEntry e;
+    e.name = std::string(name);
+    e.family = "reduce";
+    e.table_op = std::string(t.name);
+    e.code = t.code;
+    e.operand_names = "x (reduced over the last dim)";
+    e.example_dtypes = {DType::kFloat32};
+    e.example_shapes = {kRows};
+    e.explain = detail::explain_reduce;
+    ops.push_back(std::move(e));
+  }
+}
+
+// The matmul family's forms, each with an example whose sizes multiply.
+struct ProductExample {
+  std::string_view form;
+  std::vector<Shape> shapes;
+};
+const std::vector<ProductExample>& product_examples() {
+  static const std::vector<ProductExample> examples = {
+      {"matmul", {{8, 64, 32}, {32, 16}}},
+      {"mm", {{64, 32}, {32, 16}}},
+      {"mv", {{64, 32}, {32}}},
+      {"dot", {{32}, {32}}},
+      {"bmm", {{8, 64, 32}, {8, 32, 16}}},
+      {"addmm", {{64, 16}, {64, 32}, {32, 16}}},
+      {"baddbmm", {{8, 64, 16}, {8, 64, 32}, {8, 32, 16}}},
+      {"addmv", {{64}, {64, 32}, {32}}},
+      {"addr", {{64, 16}, {64}, {16}}},
+      {"linear", {{8, 32}, {16, 32}, {16}}},
+  };
+  return examples;
+}
+
+void add_products(std::vector<OpEntry>& ops) {
+  for (const ProductForm& f : product_forms()) {
+    OpEntry e;
+    e.name = e.table_op = std::string(f.name);
+    e.family = "matmul";
+    e.operands = f.operands;
+    e.optional_operands = f.optional_operands;
+    e.operand_names = std::string(f.operand_names);
+    e.explain = detail::explain_matmul;
+    for (const ProductExample& x : product_examples())
+      if (x.form == f.name) e.example_shapes = x.shapes;
+    e.example_dtypes = repeat(DType::kFloat32, static_cast<int>(e.example_shapes.size()));
+    ops.push_back(std::move(e));
+  }
+}
+
+std::vector<OpEntry> build_catalog() {
+  std::vector<OpEntry> ops;
+  add_elementwise(ops);
+  add_reductions(ops);
+
+  OpEntry rows;
+  rows.example_dtypes = {DType::kFloat32};
+  rows.example_shapes = {kRows};
+  rows.operand_names = "x (along the last dim)";
+  add_enum_family<abi::ScanOp>(ops, "scan", detail::explain_scan, rows);
+  add_enum_family<abi::SoftmaxOp>(ops, "softmax", detail::explain_softmax, rows);
+  OpEntry scaled = rows;  // softmax(scale * x) with a mask: the same kernel, the same plan
+  scaled.name = "scaled_masked_softmax";
+  scaled.family = "softmax";
+  scaled.table_op = "softmax";
+  scaled.code = abi::kSoftmax_softmax;
+  scaled.operand_names = "x (along the last dim; the mask changes no decision)";
+  scaled.explain = detail::explain_softmax;
+  ops.push_back(std::move(scaled));
+
+  OpEntry norms = rows;
+  norms.operand_names = "x (layer/rms norm: over the last dim; group/batch norm: [N, C, *])";
+  norms.example_shapes = {{8, 32, 16, 16}};
+  add_enum_family<abi::NormOp>(ops, "norm", detail::explain_norm, norms);
+
+  const std::size_t first_fill = ops.size();
+  add_enum_family<abi::FillOp>(ops, "fill", detail::explain_creation, rows);
+  for (std::size_t k = first_fill; k < ops.size(); ++k) {
+    OpEntry& e = ops[k];
+    const bool range = e.code == abi::kFill_arange || e.code == abi::kFill_linspace;
+    e.operand_names = range ? "the output's dtype and 1-d shape [n]" : "x (the last two dims)";
+    e.example_shapes = {range ? Shape{1000} : Shape{64, 64}};
+  }
+  add_products(ops);
+  std::sort(ops.begin(), ops.end(),
+            [](const OpEntry& a, const OpEntry& b) { return a.name < b.name; });
+  return ops;
+}
+
+}  // namespace
+
+std::span<const OpEntry> op_catalog() {
+  static const std::vector<OpEntry> catalog = build_catalog();
+  return catalog;
+}
+
+const OpEntry* find_op(std::string_view name) {
+  const std::span<const OpEntry> ops = op_catalog();
+  const auto it = std::lower_bound(ops.begin(), ops.end(), name,
+                                   [](const OpEntry& e, std::string_view n) { return e.name < n; });
+  return it != ops.end() && it->name == name ? &*it : nullptr;
+}
+
+}  // namespace nbx::ops

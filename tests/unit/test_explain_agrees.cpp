@@ -1,0 +1,103 @@
+// What `nbx explain` says will run is what runs: for each kernel family, on every present
+// device (host, vulkan:0 / cuda:0 / hip:0 where they open), the op runs on contiguous
+// seeded data and the family and variant the backend then launched
+// (BackendDevice::last_launch) must be the ones explain names. Sizes reach each variant
+// the GPU backends have: rows in registers, long rows, strided softmax rows.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/errors.hpp"
+#include "core/families/kernel_family.hpp"
+#include "core/ops/creation.hpp"
+#include "core/ops/elementwise.hpp"
+#include "core/ops/explain.hpp"
+#include "core/ops/linalg.hpp"
+#include "core/ops/norm.hpp"
+#include "core/ops/reduce.hpp"
+#include "core/ops/scan.hpp"
+#include "core/ops/softmax.hpp"
+#include "core/tensor.hpp"
+#include "tests/unit/present_devices.hpp"
+
+using namespace nbx;
+
+namespace {
+
+using testing::present_devices;
+
+Tensor random(const Shape& shape, DType t, const Device& d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  std::vector<float> v(std::size_t(numel(shape)));
+  for (float& x : v) x = u(rng);
+  return Tensor::from_host(v, shape, d).to(t);
+}
+
+struct Case {
+  std::string op;
+  DType dtype;
+  Shape shape;
+  std::function<void(const Tensor&)> run;
+};
+
+std::vector<Case> cases() {
+  return {
+      {"sum", DType::kFloat32, {64, 1000}, [](const Tensor& x) { ops::sum(x, {1}); }},
+      {"amax", DType::kBFloat16, {8, 4096}, [](const Tensor& x) { ops::amax(x, {1}); }},
+      {"var", DType::kFloat32, {16, 300}, [](const Tensor& x) { ops::var(x, {1}); }},
+      {"softmax", DType::kFloat32, {64, 1000}, [](const Tensor& x) { ops::softmax(x, -1); }},
+      {"softmax", DType::kBFloat16, {4, 128256}, [](const Tensor& x) { ops::softmax(x, -1); }},
+      {"log_softmax", DType::kFloat16, {33, 7}, [](const Tensor& x) { ops::log_softmax(x, -1); }},
+      {"layer_norm",
+       DType::kFloat32,
+       {32, 1024},
+       [](const Tensor& x) { ops::layer_norm(x, {1024}, std::nullopt, std::nullopt, 1e-5); }},
+      {"rms_norm",
+       DType::kBFloat16,
+       {16, 4096},
+       [](const Tensor& x) { ops::rms_norm(x, {4096}, std::nullopt, 1e-6); }},
+      {"cumsum", DType::kFloat32, {16, 1000}, [](const Tensor& x) { ops::cumsum(x, 1); }},
+      {"add", DType::kFloat32, {64, 64}, [](const Tensor& x) { ops::add(x, x); }},
+      {"matmul", DType::kFloat32, {64, 64}, [](const Tensor& x) { ops::matmul(x, x); }},
+  };
+}
+
+const ops::PlanChoice* variant_choice(const ops::OpExplanation& e) {
+  for (const ops::PlanChoice& c : e.choices)
+    if (c.what == "variant") return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the variant explain names is the one the backend launched, on every device") {
+  for (const Device& d : present_devices()) {
+    const BackendDevice& bd = d.context().backend_device();
+    unsigned seed = 20261201;
+    for (const Case& c : cases()) {
+      const std::string what = c.op + " " + std::string(dtype_name(c.dtype)) + " " +
+                               to_string(c.shape) + " on " + d.str();
+      CAPTURE(what);
+      const ops::PlanTarget target{d.capabilities(), d.str(), d.display_name(), &bd};
+      std::vector<DType> dtypes{c.dtype};
+      if (c.op == "add" || c.op == "matmul") dtypes.push_back(c.dtype);
+      const ops::OpExplanation e = ops::explain(c.op, dtypes, {c.shape}, target);
+      if (e.refused) {  // the device lacks a dtype: the op must refuse the same way
+        CHECK_THROWS_AS(c.run(random(c.shape, DType::kFloat32, d, seed)), Unsupported);
+        continue;
+      }
+      const ops::PlanChoice* v = variant_choice(e);
+      REQUIRE_MESSAGE(v != nullptr, (std::string("explain names no variant: ") + e.kernel));
+      c.run(random(c.shape, c.dtype, d, seed++));
+      const LaunchRecord ran = bd.last_launch();
+      CHECK(v->value == variant_name(ran.family, ran.variant));
+      CHECK(e.family == family_spec(ran.family).name);
+    }
+  }
+}
