@@ -6,6 +6,7 @@
 #include "bench/bench_elementwise.hpp"
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise.hpp"
+#include "core/ops/variant_plan.hpp"
 #include "core/tensor.hpp"
 
 namespace nbx::bench {
@@ -51,6 +52,7 @@ DispatchResult measure_dispatch(const Device& device, int iterations, int elemen
   p.out.strides[0] = p.in[0].strides[0] = p.in[1].strides[0] = 1;
   p.contiguous = 1;
   p.attrs[0] = {1.0, 1};
+  p.variant = ops::elementwise_variant_for(bd, n);  // what ops::add above plans
   const KernelBuffer bufs[] = {{out, true}, {a, false}, {b, false}};
   const KernelLaunch launch{nbx::KernelFamily::kElementwise, bufs,
                             std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1))};

@@ -38,27 +38,35 @@ Tensor random_tensor(const Device& device, const Shape& shape, DType dtype, unsi
   return b.expand({n / block, block}).contiguous().view(shape);
 }
 
+BenchResult time_case(const std::string& name, const std::string& shape, double bytes,
+                      const std::function<Tensor()>& op, const RowOpsOptions& o, BackendDevice& bd,
+                      KernelTimer& timer) {
+  for (int w = 0; w < o.warmup; ++w) op();
+  std::vector<double> ms;
+  for (int r = 0; r < o.runs; ++r) {
+    timer.begin(bd);
+    const Tensor y = op();
+    ms.push_back(timer.end_ms(bd));
+  }
+  std::sort(ms.begin(), ms.end());
+  BenchResult res;
+  res.name = name;
+  res.shape = shape;
+  res.bytes = bytes;
+  res.median_ms = ms[ms.size() / 2];
+  res.gbps = res.bytes / (res.median_ms * 1e-3) / 1e9;
+  return res;
+}
+
 std::vector<BenchResult> run_rowops_suite(const Device& device, const RowOpsOptions& o,
                                           KernelTimer& timer) {
   BackendDevice& bd = device.context().backend_device();
   std::vector<BenchResult> results;
   auto run = [&](const std::string& name, const Tensor& x, double out_bytes,
                  const std::function<Tensor()>& op) {
-    for (int w = 0; w < o.warmup; ++w) op();
-    std::vector<double> ms;
-    for (int r = 0; r < o.runs; ++r) {
-      timer.begin(bd);
-      const Tensor y = op();
-      ms.push_back(timer.end_ms(bd));
-    }
-    std::sort(ms.begin(), ms.end());
-    BenchResult res;
-    res.name = name;
-    res.shape = dims(x.shape());
-    res.bytes = double(x.numel()) * double(x.itemsize()) + out_bytes;
-    res.median_ms = ms[ms.size() / 2];
-    res.gbps = res.bytes / (res.median_ms * 1e-3) / 1e9;
-    results.push_back(res);
+    results.push_back(time_case(name, dims(x.shape()),
+                                double(x.numel()) * double(x.itemsize()) + out_bytes, op, o, bd,
+                                timer));
   };
   for (DType t : {DType::kFloat32, DType::kBFloat16}) {
     const std::string s = suffix(t);

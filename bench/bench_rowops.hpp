@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "bench/bench_elementwise.hpp"
@@ -18,6 +20,12 @@ struct RowOpsOptions {
   int warmup = 3;
   int runs = 25;  // the median of these is reported
 };
+
+// One case timed the suite's way: `options.warmup` untimed runs of `op`, then the median of
+// `options.runs` timed ones; GB/s from `bytes`.
+BenchResult time_case(const std::string& name, const std::string& shape, double bytes,
+                      const std::function<Tensor()>& op, const RowOpsOptions& options,
+                      BackendDevice& device, KernelTimer& timer);
 
 // GB/s counts each input element read once and each output element written once.
 std::vector<BenchResult> run_rowops_suite(const Device& device, const RowOpsOptions& options,

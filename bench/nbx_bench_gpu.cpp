@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench/bench_elementwise.hpp"
+#include "bench/bench_index.hpp"
 #include "bench/bench_matmul.hpp"
 #include "bench/bench_rowops.hpp"
 #include "bench/bench_scan.hpp"
@@ -81,8 +82,9 @@ int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool qu
               const std::string& json_path) {
   nbx::bench::RowOpsOptions o;
   if (quick) o.rows = 1024, o.cols = 1024, o.vocab_rows = 16, o.vocab = 128256;
-  auto results =
-      nbx::bench::with_scan_cases(nbx::bench::run_rowops_suite(device, o, timer), device, o, timer);
+  auto results = nbx::bench::with_index_cases(
+      nbx::bench::with_scan_cases(nbx::bench::run_rowops_suite(device, o, timer), device, o, timer),
+      device, o, timer);
   // CUDA/HIP: the same suite on the general kernels (NBX_GPU_ROWS=general; the default takes
   // the contiguous-row kernels), named "<case>[general]": what the row kernels are worth.
   const std::string backend = device.id().backend;

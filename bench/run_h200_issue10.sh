@@ -30,16 +30,20 @@ if [ "${PHASE:-check}" = check ]; then
 # Correctness, concurrently (16 cores).
 step launch_validation 120 "$B/tests/unit/test_launch_validation" &
 step explain_agrees 120 "$B/tests/unit/test_explain_agrees" &
+for t in index index_faults scan explain; do step "unit_$t" 120 "$B/tests/unit/test_$t" & done
+NBX_GPU_BATCH=0 step explain_agrees_nobatch 120 "$B/tests/unit/test_explain_agrees" &
+step memcheck_gather 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families gather &
+step memcheck_faults 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/unit/test_index_faults" &
 rows="fast rows*,*softmax fast*,*norm fast*"
 NBX_TEST_GPU_BACKEND=cuda step gpu_tests 200 "$B/tests/gpu/test_gpu_backend" -tce="$rows" &
 NBX_TEST_GPU_BACKEND=cuda NBX_GPU_ROWS=fast-only step gpu_rows_fast 200 "$B/tests/gpu/test_gpu_backend" -tc="$rows" &
 NBX_GPU_ROWS=general step conf_cuda_general 90 "$B/nbx" conformance --backend cuda --families reduce,softmax,norm --json "$O/conf_cuda_general.json" &
-step conf_cuda 120 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
-for fam in elementwise reduce scan softmax norm linalg creation; do
+step conf_cuda 240 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
+for fam in elementwise reduce scan softmax norm linalg creation gather; do
   step "conf_vulkan_$fam" 240 "$B/nbx" conformance --backend vulkan --families $fam --json "$O/conf_vulkan_$fam.json" &
 done
 for t in "$B"/tests/vulkan/test_vk_*; do
-  step "$(basename "$t")" 90 "$t" &
+  step "$(basename "$t")" 200 "$t" &
 done
 wait
 fi

@@ -83,6 +83,29 @@ def main():
     case("cumsum_long_f32", x, x.numel() * 4, lambda: torch.cumsum(x, -1))
     del x
 
+    # Index reads (bench/bench_index.hpp): bytes are the output read and written once and the
+    # indices read once, as nbx counts them.
+    def index_case(name, shape, nbytes, fn):
+        ms = timed(fn)
+        results.append({"name": name, "shape": shape, "bytes": nbytes, "median_ms": ms,
+                        "gbps": nbytes / (ms * 1e-3) / 1e9})
+
+    g = torch.Generator(device="cuda").manual_seed(22)
+    w = random_nonzero((2 * rows, cols), torch.bfloat16, 21)
+    idx = torch.randint(0, 2 * rows, (rows,), device="cuda", generator=g)
+    index_case("embedding_bf16", f"{2 * rows}x{cols}", 2 * rows * cols * 2 + rows * 8,
+               lambda: F.embedding(idx, w))
+    del w
+    half = rows // 2
+    x = random_nonzero((half, cols), torch.float32, 23)
+    idx = torch.randint(0, half, (half,), device="cuda", generator=g)
+    index_case("index_select_f32", f"{half}x{cols}", 2 * half * cols * 4 + half * 8,
+               lambda: torch.index_select(x, 0, idx))
+    idx = torch.randint(0, cols, (half, cols), device="cuda", generator=g)
+    index_case("gather_f32", f"{half}x{cols}", 2 * half * cols * 4 + half * cols * 8,
+               lambda: torch.gather(x, 1, idx))
+    del x, idx
+
     for r in results:
         print(f"{r['name']:36s}{r['shape']:16s}{r['median_ms']:10.3f}{r['gbps']:10.0f}")
     if args.json:

@@ -76,15 +76,15 @@ void register_conformance_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "conformance",
       "Run every op x dtype (elementwise, cast between every dtype pair, reductions, scans, "
-      "softmax, norms, matmul, creation) on every device found and compare with the host "
-      "reference. Cells: . pass, F FAIL, r refused by name, "
+      "softmax, norms, matmul, creation, index reads) on every device found and compare with the "
+      "host reference. Cells: . pass, F FAIL, r refused by name, "
       "- n/a. Exit status 1 on any FAIL, 77 when the requested backend/device is absent.");
   cmd->add_option("--backend", args->backend,
                   "Only this backend's devices (host, cuda, hip, vulkan).");
   cmd->add_option("--device", args->device, "Only this device, e.g. vulkan:0.");
   cmd->add_option("--families", args->families,
                   "Only these families (comma-separated; default all): elementwise, reduce, scan, "
-                  "softmax, norm, linalg, creation.")
+                  "softmax, norm, linalg, creation, gather.")
       ->delimiter(',');
   cmd->add_option("--ops", args->ops, "Only these ops (comma-separated): " + op_list + ".")
       ->delimiter(',');

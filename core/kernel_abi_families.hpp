@@ -95,12 +95,19 @@ enum ScanOp : std::int32_t {
   kScan_cummax = 2,
   kScan_cummin = 3
 };
+// How a scan's rows are laid on the device: the wrapper's plan (core/ops/scan.cpp, shown by
+// `nbx explain`) from the row count, the row length, the layout and the device's SM count.
 enum ScanVariant : std::int32_t {
-  // One variant for now: the CUDA/HIP launcher still picks lanes per row, a block per row or
-  // chunks of a few long rows from the row count and the SM count (kernels/gpu/scan_kernels.cu
-  // plan_scan) — the next plan step to move into core/ops.
-  kScanGeneral = 0,
+  kScanLanes = 0,    // `lanes` lanes per row, many rows per block (Vulkan: 1, a row each)
+  kScanBlock = 1,    // a block (workgroup) per row: few long rows
+  kScanChunked = 2,  // each row in chunks of `chunk_len` elements, a block each (CUDA/HIP)
 };
+// The CUDA/HIP scan kernels' shapes, which the plan sizes lanes and chunks by: a lane takes
+// kScanLaneItems consecutive elements, at most kScanMaxLanes lanes share a row (the narrowest
+// warp of any target), and the block and chunked kernels walk rows in tiles of kScanTile.
+inline constexpr int kScanLaneItems = 4;
+inline constexpr int kScanMaxLanes = 32;
+inline constexpr std::int64_t kScanTile = 512 * 16;
 // Buffers: [0] out, [1] in, [2] indices (int64; cummax/cummin only).
 struct ScanParams {
   std::int32_t op;
@@ -109,6 +116,8 @@ struct ScanParams {
   std::int32_t accumulate_dtype;
   std::int32_t outer_ndim;
   std::int32_t variant;  // ScanVariant
+  std::int32_t lanes;    // kScanLanes: a power of two in [1, kScanMaxLanes]
+  std::int32_t reserved;
   std::int64_t rows;
   std::int64_t row_len;
   std::int64_t outer_sizes[kMaxDims];
@@ -121,6 +130,7 @@ struct ScanParams {
   std::int64_t index_offset;
   std::int64_t index_outer_strides[kMaxDims];
   std::int64_t index_row_stride;
+  std::int64_t chunk_len;  // kScanChunked: a multiple of kScanTile below row_len
 };
 
 // ---- "matmul": out[b] = alpha * A[b] @ B[b] + beta * addend[b] ----
@@ -182,6 +192,49 @@ struct FillParams {
   ScalarValue step;
   ScalarValue end;
   std::int64_t diagonal;
+};
+
+// ---- "gather": each output element copies one input element picked by an index ----
+// One strided form serves index_select, gather, take_along_dim and embedding: output
+// element at coordinates (c0, …, cn) (shape `sizes`) reads the index at
+// index_offset + Σ ck · index_strides[k], checks it against [0, bound) (with
+// `wrap_negative`, [-bound, bound), a negative index counting from the end once, as
+// x[idx] and take do; PyTorch's index_select/gather/embedding refuse negatives), and copies
+// the element at src_offset + Σ ck · src_strides[k] + index · src_index_stride. The indexed
+// dim of the input has stride 0 in src_strides (it is replaced by the index); a dim the index
+// does not vary along has index stride 0. The element is copied bit for bit (the output has
+// the input's dtype). A bad index is a device fault (FaultRecord: this family, the op, the
+// index, the bound and the index's flat position Σ ck · index_positions[k]); its output
+// element is left as it was and nothing out of range is read.
+// Buffers: [0] out, [1] input, [2] index (int32 or int64).
+enum GatherOp : std::int32_t {
+  kGather_index_select = 0,
+  kGather_gather = 1,
+  kGather_take_along_dim = 2,
+  kGather_embedding = 3,
+  kGather_take = 4,
+};
+enum GatherVariant : std::int32_t {
+  kGatherStrided = 0,  // one output element per thread, any strides
+};
+struct GatherParams {
+  std::int32_t op;  // GatherOp
+  std::int32_t dtype;
+  std::int32_t index_dtype;  // int32 or int64
+  std::int32_t ndim;
+  std::int32_t wrap_negative;
+  std::int32_t variant;  // GatherVariant
+  std::int64_t numel;
+  std::int64_t bound;  // the input's size along the indexed dim (> 0 unless numel is 0)
+  std::int64_t sizes[kMaxDims];
+  std::int64_t out_offset;
+  std::int64_t out_strides[kMaxDims];
+  std::int64_t src_offset;
+  std::int64_t src_strides[kMaxDims];
+  std::int64_t src_index_stride;
+  std::int64_t index_offset;
+  std::int64_t index_strides[kMaxDims];
+  std::int64_t index_positions[kMaxDims];  // row-major strides of the index's own shape
 };
 
 // ---- "timestamp" (diagnostic): the device clock into a uint64 slot ----

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "core/dtype.hpp"
@@ -50,5 +51,18 @@ class Scalar {
   std::int64_t i_;
   double f_;
 };
+
+// Whether `s` converts to `dtype` without overflow, by PyTorch's rule for the values that
+// fill a tensor (c10::checked_convert: fill, full, masked_fill, linspace's ends). Anything
+// converts to bool and a bool to anything. An integer must lie in the dtype's range, except
+// that uint8 also takes -255 … -1 (they wrap: 255 … 1); float16 holds at most 65504 in
+// magnitude. A floating value must lie in [lowest, max] of the dtype (so -0.5 does not fit
+// uint8, 127.5 does not fit int8, 65519 does not fit float16); NaN and ±inf fit only
+// floating dtypes.
+bool fits_without_overflow(const Scalar& s, DType dtype);
+
+// Throws InvalidArgument naming `op` when `s` does not fit `dtype`: "fill: the value 193
+// cannot be converted to int8 without overflow."
+void require_fits(std::string_view op, const Scalar& s, DType dtype);
 
 }  // namespace nbx

@@ -57,6 +57,12 @@ std::optional<Strides> view_strides(const Shape& shape, const Strides& strides,
   Strides out;
   for (int i = 0; i < target.size(); ++i) out.push_back(0);
   if (numel(shape) == 0) return contiguous_strides(target);
+  // A 0-d tensor has no dims to walk: its one element views as any shape of ones ([1],
+  // [1, 1]: a full reduction's keepdim result), as PyTorch's computeStride does.
+  if (shape.size() == 0) {
+    for (int i = 0; i < target.size(); ++i) out[i] = 1;
+    return out;
+  }
   int view_d = target.size() - 1;
   std::int64_t chunk_base_stride = strides.size() ? strides[strides.size() - 1] : 1;
   std::int64_t tensor_numel = 1, view_numel = 1;
@@ -115,6 +121,10 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, const Device& device) {
 }
 
 Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype, const Device& device) {
+  // Refused as "full", before the allocation would refuse it as "empty".
+  ops::detail::require_dtype_support("full", dtype, device);
+  // The copy kernel would wrap or saturate the value; PyTorch refuses it (even for 0 elements).
+  require_fits("full", value, dtype);
   // One copy launch with a scalar input: no host buffer of numel elements.
   Tensor out = empty(shape, dtype, device);
   ops::detail::ElementwiseLaunch launch;
@@ -123,7 +133,6 @@ Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype, const Device&
   launch.out_dtype = dtype;
   launch.compute_dtype = dtype;
   launch.inputs.push_back({Tensor(), ops::detail::scalar_value(value)});
-  ops::detail::require_dtype_support("full", dtype, device);
   ops::detail::launch_elementwise_into(device, launch, out);
   return out;
 }

@@ -6,6 +6,7 @@
 #include "core/errors.hpp"
 #include "core/ops/creation.hpp"
 #include "core/ops/elementwise.hpp"
+#include "core/ops/index.hpp"
 #include "core/ops/linalg.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"

@@ -46,38 +46,34 @@ class GpuDevice final : public BackendDevice {
   int launch_impl(const KernelLaunch& launch) override;
   bool offers_impl(KernelFamily family, int variant) const override;
 
-  // One launcher per family, in family order (kLaunchers): each reads its parameter block
-  // and calls its kernels/gpu launcher.
-  using Launcher = gpu::ElementwiseLaunchResult (GpuDevice::*)(const KernelLaunch&,
-                                                               const gpu::BoundBuffer*, int);
-  gpu::ElementwiseLaunchResult launch_elementwise(const KernelLaunch&, const gpu::BoundBuffer*,
-                                                  int);
-  gpu::ElementwiseLaunchResult launch_reduce(const KernelLaunch&, const gpu::BoundBuffer*, int);
-  gpu::ElementwiseLaunchResult launch_softmax(const KernelLaunch&, const gpu::BoundBuffer*, int);
-  gpu::ElementwiseLaunchResult launch_norm(const KernelLaunch&, const gpu::BoundBuffer*, int);
-  gpu::ElementwiseLaunchResult launch_scan(const KernelLaunch&, const gpu::BoundBuffer*, int);
-  gpu::ElementwiseLaunchResult launch_matmul(const KernelLaunch&, const gpu::BoundBuffer*, int);
-  gpu::ElementwiseLaunchResult launch_fill(const KernelLaunch&, const gpu::BoundBuffer*, int);
-  // The variants each runs (backend_variants.hpp); offers_impl narrows them at run time:
-  // the vendor BLAS needs cuBLASLt loaded, NBX_GPU_ROWS picks the row kernels.
-  static constexpr std::array<FamilyEntry<Launcher>, kKernelFamilyCount> kLaunchers = {{
-      {KernelFamily::kElementwise, &GpuDevice::launch_elementwise,
-       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kElementwise)},
-      {KernelFamily::kReduce, &GpuDevice::launch_reduce,
-       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kReduce)},
-      {KernelFamily::kSoftmax, &GpuDevice::launch_softmax,
-       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kSoftmax)},
-      {KernelFamily::kNorm, &GpuDevice::launch_norm,
-       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kNorm)},
-      {KernelFamily::kScan, &GpuDevice::launch_scan,
-       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kScan)},
-      {KernelFamily::kMatmul, &GpuDevice::launch_matmul,
-       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kMatmul)},
-      {KernelFamily::kFill, &GpuDevice::launch_fill,
-       implemented_variants(backend_kind(Rt::kBackend), KernelFamily::kFill)},
-      {KernelFamily::kTimestamp, nullptr, 0},  // benchmarks time CUDA/HIP with events
-      {KernelFamily::kCopyProbe, nullptr, 0},  // copy_on_device is the runtime's own copy
-  }};
+  // One launcher per family, in family order: each reads its parameter block and calls its
+  // kernels/gpu launch_family overload (family_launch.hpp). A family the backend does not
+  // implement (backend_variants.hpp: the Vulkan-only diagnostics) has none and is refused.
+  // offers_impl narrows the variants at run time: the vendor BLAS needs cuBLASLt loaded,
+  // NBX_GPU_ROWS picks the row kernels.
+  using Launcher = gpu::ElementwiseLaunchResult (*)(GpuDevice&, const KernelLaunch&,
+                                                    const gpu::BoundBuffer*, int);
+  template <class Params>
+  static gpu::ElementwiseLaunchResult run(GpuDevice& device, const KernelLaunch& launch,
+                                          const gpu::BoundBuffer* buffers, int n);
+  template <class Params, KernelFamily F>
+  static constexpr FamilyEntry<Launcher> entry() {
+    constexpr std::uint32_t variants = implemented_variants(backend_kind(Rt::kBackend), F);
+    if constexpr (variants == 0)
+      return {F, nullptr, 0};
+    else
+      return {F, &GpuDevice::run<Params>, variants};
+  }
+  // The table, checked complete and in order at compile time.
+  static const std::array<FamilyEntry<Launcher>, kKernelFamilyCount>& launchers() {
+    static constexpr std::array<FamilyEntry<Launcher>, kKernelFamilyCount> table = {{
+#define NBX_KERNEL_FAMILY(kId, id, Params) entry<Params, KernelFamily::kId>(),
+#include "core/families/family_list.inc"
+#undef NBX_KERNEL_FAMILY
+    }};
+    static_assert(covers_every_family(table));
+    return table;
+  }
 
   // Throws the translated error when `e` is not success. `call` is the runtime call
   // without its prefix ("Malloc"): messages name it as the runtime does ("cudaMalloc").

@@ -9,24 +9,24 @@
 
 #include "backends/gpu_runtime/gpu_device.hpp"
 #include "core/errors.hpp"
-#include "kernels/gpu/fill_launch.hpp"
+#include "kernels/gpu/family_launch.hpp"
 #include "kernels/gpu/matmul_launch.hpp"
-#include "kernels/gpu/norm_launch.hpp"
-#include "kernels/gpu/reduce_launch.hpp"
-#include "kernels/gpu/scan_launch.hpp"
-#include "kernels/gpu/softmax_launch.hpp"
 
 namespace nbx::gpu_runtime {
 
-// The vendor BLAS loads when a device opens; whether it did (and why not) is a property.
-inline DeviceProperties with_vendor_blas(DeviceProperties p) {
+// The vendor BLAS loads when a device opens; whether it did (and why not) is a property, and
+// so is the elementwise batch size the wrapper plans batched launches by (NBX_GPU_BATCH).
+inline DeviceProperties with_launch_properties(DeviceProperties p) {
   p.extra["matmul.blas"] = gpu::vendor_blas_status();
+  gpu::ElementwiseOptions options;
+  gpu::apply_environment(options);
+  p.extra["elementwise.batch_max_numel"] = std::to_string(options.batch_max_numel);
   return p;
 }
 
 template <class Rt>
 GpuDevice<Rt>::GpuDevice(int index, DeviceProperties properties)
-    : BackendDevice(DeviceId{Rt::kBackend, index}, with_vendor_blas(std::move(properties))),
+    : BackendDevice(DeviceId{Rt::kBackend, index}, with_launch_properties(std::move(properties))),
       index_(index) {
   name_ = display_name();
   make_current();
@@ -227,11 +227,14 @@ Params read_params(const KernelLaunch& launch) {
 
 template <class Rt>
 bool GpuDevice<Rt>::offers_impl(KernelFamily family, int variant) const {
-  const auto& entry = kLaunchers[static_cast<std::size_t>(family)];
+  const auto& entry = launchers()[static_cast<std::size_t>(family)];
   if (entry.launch == nullptr || (entry.variants & variant_bit(variant)) == 0) return false;
   // cuBLASLt is dlopen'ed when the device opens: offered only where it loaded.
   if (family == KernelFamily::kMatmul && variant == abi::kMatmulVendorBlas)
     return gpu::vendor_blas_available();
+  // Batching needs the device's queue (absent with NBX_GPU_BATCH=0).
+  if (family == KernelFamily::kElementwise && variant == abi::kElementwiseBatched)
+    return batch_.has_value();
   // NBX_GPU_ROWS: general offers only the general kernels of the row families, fast-only
   // only their contiguous-row kernels (tests: a passing case proves those ran).
   const bool rows_variant = (family == KernelFamily::kReduce && variant == abi::kReduceRows) ||
@@ -246,7 +249,6 @@ bool GpuDevice<Rt>::offers_impl(KernelFamily family, int variant) const {
 
 template <class Rt>
 int GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
-  static_assert(covers_every_family(kLaunchers));  // every family, in order
   // The norm family binds the most buffers: out, in, weight, bias and two statistics.
   constexpr int kMaxBuffers = 6;
   gpu::BoundBuffer buffers[kMaxBuffers];
@@ -255,60 +257,27 @@ int GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();
   if (launch.family != KernelFamily::kElementwise) flush_batch();
-  const auto& entry = kLaunchers[static_cast<std::size_t>(launch.family)];
-  const gpu::ElementwiseLaunchResult r = (this->*entry.launch)(launch, buffers, n);
+  const auto& entry = launchers()[static_cast<std::size_t>(launch.family)];
+  const gpu::ElementwiseLaunchResult r = entry.launch(*this, launch, buffers, n);
   if (r.error != 0) Rt::fail(static_cast<Error>(r.error), r.call, name_);
   return family_spec(launch.family).variant_of(launch.params.data());
 }
 
 template <class Rt>
-gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_elementwise(const KernelLaunch& launch,
-                                                               const gpu::BoundBuffer* buffers,
-                                                               int n) {
-  return gpu::launch_elementwise(read_params<abi::ElementwiseParams>(launch), buffers, n,
-                                 fault_device_, options_, stream_, batch_ ? &*batch_ : nullptr);
-}
-
-template <class Rt>
-gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_reduce(const KernelLaunch& launch,
-                                                          const gpu::BoundBuffer* buffers, int n) {
-  return gpu::launch_reduce(read_params<abi::ReduceParams>(launch), buffers, n, options_, stream_);
-}
-
-template <class Rt>
-gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_softmax(const KernelLaunch& launch,
-                                                           const gpu::BoundBuffer* buffers, int n) {
-  return gpu::launch_softmax(read_params<abi::SoftmaxParams>(launch), buffers, n, options_,
-                             stream_);
-}
-
-template <class Rt>
-gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_norm(const KernelLaunch& launch,
-                                                        const gpu::BoundBuffer* buffers, int n) {
-  return gpu::launch_norm(read_params<abi::NormParams>(launch), buffers, n, options_, stream_);
-}
-
-template <class Rt>
-gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_scan(const KernelLaunch& launch,
-                                                        const gpu::BoundBuffer* buffers, int n) {
-  return gpu::launch_scan(read_params<abi::ScanParams>(launch), buffers, n, options_, stream_);
-}
-
-template <class Rt>
-gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_matmul(const KernelLaunch& launch,
-                                                          const gpu::BoundBuffer* buffers, int n) {
-  const auto p = read_params<abi::MatmulParams>(launch);
-  const gpu::MatmulDevice device{index_, name_,
-                                 this->properties().shared_memory_per_block.value_or(49152)};
-  return p.variant == abi::kMatmulVendorBlas
-             ? gpu::launch_matmul_vendor_blas(p, buffers, n, device, stream_)
-             : gpu::launch_matmul(p, buffers, n, device, stream_);
-}
-
-template <class Rt>
-gpu::ElementwiseLaunchResult GpuDevice<Rt>::launch_fill(const KernelLaunch& launch,
-                                                        const gpu::BoundBuffer* buffers, int n) {
-  return gpu::launch_fill(read_params<abi::FillParams>(launch), buffers, n, options_, stream_);
+template <class Params>
+gpu::ElementwiseLaunchResult GpuDevice<Rt>::run(GpuDevice& device, const KernelLaunch& launch,
+                                                const gpu::BoundBuffer* buffers, int n) {
+  gpu::GpuLaunch l;
+  l.buffers = buffers;
+  l.num_buffers = n;
+  l.options = &device.options_;
+  l.stream = device.stream_;
+  l.fault = device.fault_device_;
+  l.batch = device.batch_ ? &*device.batch_ : nullptr;
+  l.device_index = device.index_;
+  l.device_name = &device.name_;
+  l.shared_memory_per_block = device.properties().shared_memory_per_block.value_or(49152);
+  return gpu::launch_family(read_params<Params>(launch), l);
 }
 
 }  // namespace nbx::gpu_runtime

@@ -20,19 +20,14 @@ class HostBackend final : public Backend {
   std::unique_ptr<BackendDevice> open(int index) override;
 };
 
-// The host "elementwise" kernel. Buffers hold host pointers (DeviceMemory::handle).
-// Throws DeviceFault for an integer division by zero (the host reports faults at once).
-void run_elementwise(const abi::ElementwiseParams& params, std::span<const KernelBuffer> buffers);
-
-// The host "reduce" kernel (abi::ReduceParams).
-void run_reduce(const abi::ReduceParams& params, std::span<const KernelBuffer> buffers);
-
-// The host kernels of op wave 1 (core/kernel_abi_families.hpp).
-void run_softmax(const abi::SoftmaxParams& params, std::span<const KernelBuffer> buffers);
-void run_norm(const abi::NormParams& params, std::span<const KernelBuffer> buffers);
-void run_scan(const abi::ScanParams& params, std::span<const KernelBuffer> buffers);
-void run_matmul(const abi::MatmulParams& params, std::span<const KernelBuffer> buffers);
-void run_fill(const abi::FillParams& params, std::span<const KernelBuffer> buffers);
+// The host kernels, one overload per family (host_<family>.cpp defines it; every family
+// is declared, so a new family needs no line here). Buffers hold host pointers
+// (DeviceMemory::handle). BackendDevice::launch has validated the block. Faults (an integer
+// division by zero, an index out of range) are thrown as DeviceFault at once.
+#define NBX_KERNEL_FAMILY(kId, id, Params) \
+  void run_family(const Params& params, std::span<const KernelBuffer> buffers);
+#include "core/families/family_list.inc"
+#undef NBX_KERNEL_FAMILY
 
 // The memory cap from NBX_HOST_MEMORY_LIMIT ("512M", "2G", "1048576"); 0 when unset.
 // Throws InvalidArgument for a malformed value.

@@ -81,44 +81,43 @@ class HostDevice final : public BackendDevice {
   }
   void synchronize_impl() override {}  // every launch has finished when it returns
   int launch_impl(const KernelLaunch& launch) override {
-    static_assert(covers_every_family(kHostLaunchers));  // every family, in order
-    const auto& entry = kHostLaunchers[static_cast<std::size_t>(launch.family)];
+    const auto& entry = launchers()[static_cast<std::size_t>(launch.family)];
     entry.launch(launch);  // offers_impl granted it, so the entry has a launcher
     return family_spec(launch.family).variant_of(launch.params.data());
   }
   bool offers_impl(KernelFamily family, int variant) const override {
-    const auto& entry = kHostLaunchers[static_cast<std::size_t>(family)];
+    const auto& entry = launchers()[static_cast<std::size_t>(family)];
     return entry.launch != nullptr && (entry.variants & variant_bit(variant)) != 0;
   }
 
   using Launcher = void (*)(const KernelLaunch&);
-  template <class Params, void (*Run)(const Params&, std::span<const KernelBuffer>)>
+  template <class Params>
   static void run(const KernelLaunch& launch) {
     Params p;  // validated by BackendDevice::launch, including its size
     std::memcpy(&p, launch.params.data(), sizeof p);
-    Run(p, launch.buffers);
+    run_family(p, launch.buffers);
   }
-  // The reference computes each family one way; the variants it offers (backend_variants.hpp)
-  // are the ones whose results it defines identically (a variant is a GPU speed choice,
-  // never a semantic one).
-  static constexpr std::array<FamilyEntry<Launcher>, kKernelFamilyCount> kHostLaunchers = {{
-      {KernelFamily::kElementwise, run<abi::ElementwiseParams, run_elementwise>,
-       implemented_variants(BackendKind::kHost, KernelFamily::kElementwise)},
-      {KernelFamily::kReduce, run<abi::ReduceParams, run_reduce>,
-       implemented_variants(BackendKind::kHost, KernelFamily::kReduce)},
-      {KernelFamily::kSoftmax, run<abi::SoftmaxParams, run_softmax>,
-       implemented_variants(BackendKind::kHost, KernelFamily::kSoftmax)},
-      {KernelFamily::kNorm, run<abi::NormParams, run_norm>,
-       implemented_variants(BackendKind::kHost, KernelFamily::kNorm)},
-      {KernelFamily::kScan, run<abi::ScanParams, run_scan>,
-       implemented_variants(BackendKind::kHost, KernelFamily::kScan)},
-      {KernelFamily::kMatmul, run<abi::MatmulParams, run_matmul>,
-       implemented_variants(BackendKind::kHost, KernelFamily::kMatmul)},
-      {KernelFamily::kFill, run<abi::FillParams, run_fill>,
-       implemented_variants(BackendKind::kHost, KernelFamily::kFill)},
-      {KernelFamily::kTimestamp, nullptr, 0},  // no device clock: a benchmark diagnostic
-      {KernelFamily::kCopyProbe, nullptr, 0},  // copy_on_device is the host's copy
-  }};
+  // A family the host implements (backend_variants.hpp) takes its run_family overload; one
+  // it does not (the timestamp and copy_probe diagnostics) has no launcher and is refused.
+  template <class Params, KernelFamily F>
+  static constexpr FamilyEntry<Launcher> entry() {
+    constexpr std::uint32_t variants = implemented_variants(BackendKind::kHost, F);
+    if constexpr (variants == 0)
+      return {F, nullptr, 0};
+    else
+      return {F, &run<Params>, variants};
+  }
+  // The reference computes each family one way; the variants it offers are the ones whose
+  // results it defines identically (a variant is a GPU speed choice, never a semantic one).
+  static const std::array<FamilyEntry<Launcher>, kKernelFamilyCount>& launchers() {
+    static constexpr std::array<FamilyEntry<Launcher>, kKernelFamilyCount> table = {{
+#define NBX_KERNEL_FAMILY(kId, id, Params) entry<Params, KernelFamily::kId>(),
+#include "core/families/family_list.inc"
+#undef NBX_KERNEL_FAMILY
+    }};
+    static_assert(covers_every_family(table));  // every family, in order
+    return table;
+  }
 
   mutable std::mutex mutex_;
   std::uint64_t limit_;

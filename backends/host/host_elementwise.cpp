@@ -288,7 +288,7 @@ Value load_operand(const abi::ElementwiseOperand& o, const std::byte* base, std:
 
 }  // namespace
 
-void run_elementwise(const abi::ElementwiseParams& p, std::span<const KernelBuffer> buffers) {
+void run_family(const abi::ElementwiseParams& p, std::span<const KernelBuffer> buffers) {
   const int n_in = p.num_inputs;
   if (n_in < 1 || n_in > abi::kMaxElementwiseInputs || p.ndim < 0 || p.ndim > abi::kMaxDims ||
       static_cast<int>(buffers.size()) != 1 + n_in)

@@ -61,7 +61,7 @@ void fill_triangle(const abi::FillParams& p, std::byte* out, const std::byte* in
 
 }  // namespace
 
-void run_fill(const abi::FillParams& p, std::span<const KernelBuffer> buffers) {
+void run_family(const abi::FillParams& p, std::span<const KernelBuffer> buffers) {
   const bool triangle = p.op == abi::kFill_triu || p.op == abi::kFill_tril;
   const bool range = p.op == abi::kFill_arange || p.op == abi::kFill_linspace;
   const std::size_t want = triangle ? 2 : 1;

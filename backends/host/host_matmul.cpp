@@ -37,7 +37,7 @@ void check_launch(const abi::MatmulParams& p, std::size_t n_buffers) {
 
 }  // namespace
 
-void run_matmul(const abi::MatmulParams& p, std::span<const KernelBuffer> buffers) {
+void run_family(const abi::MatmulParams& p, std::span<const KernelBuffer> buffers) {
   check_launch(p, buffers.size());
   auto* out = static_cast<std::byte*>(buffers[0].memory.handle);
   const auto* a = static_cast<const std::byte*>(buffers[1].memory.handle);

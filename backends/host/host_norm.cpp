@@ -37,7 +37,7 @@ std::int64_t channel_of(const abi::NormParams& p, std::int64_t r, std::int64_t k
 
 }  // namespace
 
-void run_norm(const abi::NormParams& p, std::span<const KernelBuffer> buffers) {
+void run_family(const abi::NormParams& p, std::span<const KernelBuffer> buffers) {
   if (buffers.size() < 2 || (p.op == abi::kNorm_batch_norm && buffers.size() < 6))
     throw InvalidArgument(
         "norm", "norm: malformed launch (" + std::to_string(buffers.size()) + " buffers).");

@@ -177,7 +177,7 @@ bool writes_index_buffer(std::int32_t op) {
 
 }  // namespace
 
-void run_reduce(const abi::ReduceParams& p, std::span<const KernelBuffer> buffers) {
+void run_family(const abi::ReduceParams& p, std::span<const KernelBuffer> buffers) {
   const std::size_t want = writes_index_buffer(p.op) ? 3 : 2;
   if (buffers.size() != want || p.out_ndim < 0 || p.out_ndim > abi::kMaxDims || p.red_ndim < 0 ||
       p.red_ndim > abi::kMaxDims)

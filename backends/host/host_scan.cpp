@@ -39,7 +39,7 @@ bool takes_over(const Value& cur, const Value& best, bool want_max) {
 
 }  // namespace
 
-void run_scan(const abi::ScanParams& p, std::span<const KernelBuffer> buffers) {
+void run_family(const abi::ScanParams& p, std::span<const KernelBuffer> buffers) {
   const bool extreme = p.op == abi::kScan_cummax || p.op == abi::kScan_cummin;
   const std::size_t want = extreme ? 3 : 2;
   if (p.op < abi::kScan_cumsum || p.op > abi::kScan_cummin || buffers.size() != want ||

@@ -35,7 +35,7 @@ struct OuterWalk {
 
 }  // namespace
 
-void run_softmax(const abi::SoftmaxParams& p, std::span<const KernelBuffer> buffers) {
+void run_family(const abi::SoftmaxParams& p, std::span<const KernelBuffer> buffers) {
   if (buffers.size() != (p.has_mask ? 3u : 2u) || p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims)
     throw InvalidArgument("softmax", "softmax: malformed launch (" +
                                          std::to_string(buffers.size()) + " buffers, " +

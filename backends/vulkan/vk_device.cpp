@@ -132,6 +132,7 @@ void VulkanDevice::copy_to_host_impl(void* dst, DeviceMemory src, std::size_t sr
   if (a.mapped()) {
     wait_for_host_access(a);
     std::memcpy(to, a.mapped() + src_offset, bytes);
+    check_fault();  // a read back raises what the kernels that wrote it recorded
     return;
   }
   // One staging chunk per batch: the slice is read right after its batch finishes.
@@ -146,6 +147,7 @@ void VulkanDevice::copy_to_host_impl(void* dst, DeviceMemory src, std::size_t sr
     std::memcpy(to + done, s.ptr, n);
     done += n;
   }
+  check_fault();  // everything submitted before the copy has finished
 }
 
 void VulkanDevice::copy_on_device_impl(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
@@ -194,36 +196,43 @@ void VulkanDevice::check_validation() {
   throw Internal(all);
 }
 
+// The families VulkanDevice runs itself.
+void launch_family(VulkanDevice& d, const abi::ElementwiseParams&, const KernelLaunch& l) {
+  d.launch_elementwise(l);
+}
+void launch_family(VulkanDevice& d, const abi::TimestampParams&, const KernelLaunch& l) {
+  d.launch_timestamp(l);
+}
+void launch_family(VulkanDevice& d, const abi::CopyProbeParams&, const KernelLaunch& l) {
+  d.launch_copy_probe(l);
+}
+
 namespace {
 
 using VkLauncher = void (*)(VulkanDevice& device, const KernelLaunch& launch);
 
-void elementwise_entry(VulkanDevice& d, const KernelLaunch& l) {
-  d.launch_elementwise(l);
-}
-void timestamp_entry(VulkanDevice& d, const KernelLaunch& l) {
-  d.launch_timestamp(l);
-}
-void copy_probe_entry(VulkanDevice& d, const KernelLaunch& l) {
-  d.launch_copy_probe(l);
+template <class Params>
+void run(VulkanDevice& device, const KernelLaunch& launch) {
+  Params p;  // validated by BackendDevice::launch, including its size
+  std::memcpy(&p, launch.params.data(), sizeof p);
+  launch_family(device, p, launch);
 }
 
 // Every family, in family order, with the variants this backend's shaders run
 // (backend_variants.hpp); the cooperative-matrix matmul and timestamps are further asked of
 // the device (offers_impl).
-constexpr std::uint32_t variants(KernelFamily f) {
-  return implemented_variants(BackendKind::kVulkan, f);
+template <class Params, KernelFamily F>
+constexpr FamilyEntry<VkLauncher> entry() {
+  constexpr std::uint32_t variants = implemented_variants(BackendKind::kVulkan, F);
+  if constexpr (variants == 0)
+    return {F, nullptr, 0};
+  else
+    return {F, &run<Params>, variants};
 }
 constexpr std::array<FamilyEntry<VkLauncher>, kKernelFamilyCount> kVkLaunchers = {{
-    {KernelFamily::kElementwise, elementwise_entry, variants(KernelFamily::kElementwise)},
-    {KernelFamily::kReduce, launch_reduce_family, variants(KernelFamily::kReduce)},
-    {KernelFamily::kSoftmax, launch_softmax_family, variants(KernelFamily::kSoftmax)},
-    {KernelFamily::kNorm, launch_norm_family, variants(KernelFamily::kNorm)},
-    {KernelFamily::kScan, launch_scan_family, variants(KernelFamily::kScan)},
-    {KernelFamily::kMatmul, launch_matmul_family, variants(KernelFamily::kMatmul)},
-    {KernelFamily::kFill, launch_fill_family, variants(KernelFamily::kFill)},
-    {KernelFamily::kTimestamp, timestamp_entry, variants(KernelFamily::kTimestamp)},
-    {KernelFamily::kCopyProbe, copy_probe_entry, variants(KernelFamily::kCopyProbe)},
+#define NBX_KERNEL_FAMILY(kId, id, Params) entry<Params, KernelFamily::kId>(),
+#include "core/families/family_list.inc"
+#undef NBX_KERNEL_FAMILY
 }};
 static_assert(covers_every_family(kVkLaunchers));
 

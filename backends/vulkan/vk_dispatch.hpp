@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "core/backend.hpp"
+#include "core/kernel_abi.hpp"
 
 namespace nbx::vulkan {
 
@@ -36,15 +37,17 @@ struct Dispatch {
   std::uint32_t groups[3] = {1, 1, 1};
 };
 
-// The family launchers, one in each vk_<family>.cpp; vk_device.cpp's table (kVkLaunchers)
-// lists them with the variants they run. Each receives a launch BackendDevice::launch has
-// validated through the family table, checks only this backend's own limits (32-bit shader
-// indices, maxStorageBufferRange, shader features), and records its dispatch.
-void launch_reduce_family(VulkanDevice& device, const KernelLaunch& launch);
-void launch_softmax_family(VulkanDevice& device, const KernelLaunch& launch);
-void launch_norm_family(VulkanDevice& device, const KernelLaunch& launch);
-void launch_scan_family(VulkanDevice& device, const KernelLaunch& launch);
-void launch_matmul_family(VulkanDevice& device, const KernelLaunch& launch);
-void launch_fill_family(VulkanDevice& device, const KernelLaunch& launch);
+// The family launchers: one overload per family, declared here from
+// core/families/family_list.inc (a new family adds no line) and defined in its
+// vk_<family>.cpp (elementwise and the diagnostics in vk_device.cpp). vk_device.cpp's table
+// takes the overload of each family this backend implements (backend_variants.hpp); one
+// declared implemented but never defined fails to link. Each receives a launch
+// BackendDevice::launch has validated through the family table (`params` is its block),
+// checks only this backend's own limits (32-bit shader indices, maxStorageBufferRange,
+// shader features), and records its dispatch.
+#define NBX_KERNEL_FAMILY(kId, id, Params) \
+  void launch_family(VulkanDevice& device, const Params& params, const KernelLaunch& launch);
+#include "core/families/family_list.inc"
+#undef NBX_KERNEL_FAMILY
 
 }  // namespace nbx::vulkan

@@ -132,7 +132,7 @@ void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-void launch_fill_family(VulkanDevice& device, const KernelLaunch& launch) {
+void launch_family(VulkanDevice& device, const abi::FillParams&, const KernelLaunch& launch) {
   launch_fill(device, launch);
 }
 

@@ -251,7 +251,7 @@ MatmulLaunch check_matmul(const VulkanDevice& device, const KernelLaunch& launch
   return l;
 }
 
-void launch_matmul_family(VulkanDevice& device, const KernelLaunch& launch) {
+void launch_family(VulkanDevice& device, const abi::MatmulParams&, const KernelLaunch& launch) {
   launch_matmul(device, launch);
 }
 

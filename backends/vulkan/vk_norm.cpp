@@ -106,7 +106,7 @@ void launch_norm(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-void launch_norm_family(VulkanDevice& device, const KernelLaunch& launch) {
+void launch_family(VulkanDevice& device, const abi::NormParams&, const KernelLaunch& launch) {
   launch_norm(device, launch);
 }
 

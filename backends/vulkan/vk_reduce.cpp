@@ -273,7 +273,7 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-void launch_reduce_family(VulkanDevice& device, const KernelLaunch& launch) {
+void launch_family(VulkanDevice& device, const abi::ReduceParams&, const KernelLaunch& launch) {
   launch_reduce(device, launch);
 }
 

@@ -1,7 +1,7 @@
 // Kernel "scan" on Vulkan (cumsum, cumprod, cummax, cummin): checks an abi::ScanParams
 // launch against the device, translates it into scan.comp's uniform block (32-bit sizes,
-// strides, offsets), picks the accumulate class's build and the path (a row per invocation
-// for short rows, a row per workgroup for long ones), and records one dispatch. Shader:
+// strides, offsets), picks the accumulate class's build, takes the plan's layout (a row per
+// invocation or a row per workgroup: the block's variant), and records one dispatch. Shader:
 // kernels/vulkan/scan.comp.
 #include <algorithm>
 #include <cstring>
@@ -28,10 +28,6 @@ struct GpuParams {
   std::uint32_t index_strides[8];
 };
 static_assert(sizeof(GpuParams) == 176);
-
-// Rows up to this length are walked by one invocation each (sequential, no barriers); longer
-// rows get a workgroup each, whose chunked scan keeps all its invocations busy.
-constexpr std::int64_t kSerialRowMax = 64;
 
 void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
   const DeviceContext& ctx = dev.context();
@@ -82,8 +78,14 @@ void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
     g.index_strides[d] = extreme ? std::uint32_t(p.index_outer_strides[d]) : 0;
   }
 
+  // The plan's layout (core/ops/variant_plan.cpp): scan.lanes walks a row per invocation
+  // (sequential, no barriers), scan.block gives a row a workgroup, whose chunked scan keeps
+  // all its invocations busy.
+  if (p.variant == abi::kScanLanes && p.lanes != 1)
+    chk.refuse("scan.lanes", "the Vulkan scan walks a row per invocation (lanes 1), not " +
+                                 std::to_string(p.lanes) + " lanes per row");
   const std::uint32_t wg = dev.workgroup_size();
-  const bool chunked = p.row_len > kSerialRowMax;
+  const bool chunked = p.variant == abi::kScanBlock;
   const std::uint64_t items =
       chunked ? std::uint64_t(p.rows) : (std::uint64_t(p.rows) + wg - 1) / wg;
   const std::uint64_t max_groups = std::min<std::uint64_t>(f.max_workgroup_count_x, 1u << 22);
@@ -111,7 +113,7 @@ void launch_scan(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-void launch_scan_family(VulkanDevice& device, const KernelLaunch& launch) {
+void launch_family(VulkanDevice& device, const abi::ScanParams&, const KernelLaunch& launch) {
   launch_scan(device, launch);
 }
 

@@ -141,7 +141,7 @@ void launch_softmax(VulkanDevice& dev, const KernelLaunch& launch) {
 
 }  // namespace
 
-void launch_softmax_family(VulkanDevice& device, const KernelLaunch& launch) {
+void launch_family(VulkanDevice& device, const abi::SoftmaxParams&, const KernelLaunch& launch) {
   launch_softmax(device, launch);
 }
 

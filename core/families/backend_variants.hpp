@@ -28,7 +28,11 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
   const auto bit = variant_bit;
   switch (family) {
     case KernelFamily::kElementwise:
+      return gpu ? bit(abi::kElementwiseStrided) | bit(abi::kElementwiseBatched)
+             : backend == BackendKind::kUnknown ? 0
+                                                : bit(abi::kElementwiseStrided);
     case KernelFamily::kFill:
+    case KernelFamily::kGather:
       return backend == BackendKind::kUnknown ? 0 : bit(0);
     case KernelFamily::kReduce:
       return gpu                                ? bit(abi::kReduceGeneral) | bit(abi::kReduceRows)
@@ -44,7 +48,10 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
              : backend == BackendKind::kUnknown ? 0
                                                 : bit(abi::kNormGeneral);
     case KernelFamily::kScan:
-      return backend == BackendKind::kUnknown ? 0 : bit(abi::kScanGeneral);
+      return backend == BackendKind::kVulkan ? bit(abi::kScanLanes) | bit(abi::kScanBlock)
+             : backend == BackendKind::kUnknown
+                 ? 0
+                 : bit(abi::kScanLanes) | bit(abi::kScanBlock) | bit(abi::kScanChunked);
     case KernelFamily::kMatmul:
       return backend == BackendKind::kCuda ? bit(abi::kMatmulTiled) | bit(abi::kMatmulVendorBlas)
              : backend == BackendKind::kVulkan

@@ -59,6 +59,8 @@ void validate(const abi::ElementwiseParams& p, std::span<const KernelBuffer> buf
   if (n != p.numel)
     check.fail("numel is " + std::to_string(p.numel) + " but the sizes multiply to " +
                std::to_string(n));
+  if (p.variant != abi::kElementwiseStrided && p.variant != abi::kElementwiseBatched)
+    check.fail("unknown variant " + std::to_string(p.variant));
   check.require(!p.out.is_scalar, "the output is a scalar");
   check_operand(p, p.out, buffers[0], "the output", check);
   static const char* const kInputs[] = {"input 0", "input 1", "input 2"};
@@ -67,7 +69,7 @@ void validate(const abi::ElementwiseParams& p, std::span<const KernelBuffer> buf
 }
 
 constexpr BufferRole kBuffers[] = {{"out", true}, {"input 0"}, {"input 1"}, {"input 2"}};
-constexpr std::string_view kVariants[] = {"strided"};
+constexpr std::string_view kVariants[] = {"strided", "batched"};
 
 std::string describe_fault(const abi::FaultRecord& r) {
   return describe_common_fault(r);
@@ -82,11 +84,11 @@ extern const FamilySpec elementwise_family{
     kBuffers,
     kVariants,
     field_of<abi::ElementwiseParams, &abi::ElementwiseParams::op>,
-    no_field,
+    field_of<abi::ElementwiseParams, &abi::ElementwiseParams::variant>,
     op_name,
     validate_bytes<abi::ElementwiseParams, validate>,
     serves_all,
-    no_variant_field,
+    set_field<abi::ElementwiseParams, &abi::ElementwiseParams::variant>,
     describe_fault};
 
 }  // namespace nbx::families

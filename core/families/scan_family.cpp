@@ -14,7 +14,7 @@ std::string op_name(std::int32_t code) {
   return name_from_list("scan", kOpNames, code);
 }
 
-constexpr std::string_view kVariants[] = {"general"};
+constexpr std::string_view kVariants[] = {"lanes", "block", "chunked"};
 
 void validate(const abi::ScanParams& p, std::span<const KernelBuffer> buffers,
               const LaunchCheck& check) {
@@ -22,6 +22,14 @@ void validate(const abi::ScanParams& p, std::span<const KernelBuffer> buffers,
     check.fail("unknown op code " + std::to_string(p.op));
   if (p.variant < 0 || std::size_t(p.variant) >= std::size(kVariants))
     check.fail("unknown variant " + std::to_string(p.variant));
+  if (p.variant == abi::kScanLanes &&
+      (p.lanes < 1 || p.lanes > abi::kScanMaxLanes || (p.lanes & (p.lanes - 1)) != 0))
+    check.fail("lanes " + std::to_string(p.lanes) + " is not a power of two in [1, " +
+               std::to_string(abi::kScanMaxLanes) + "]");
+  if (p.variant == abi::kScanChunked && p.rows > 0 &&
+      (p.chunk_len <= 0 || p.chunk_len % abi::kScanTile != 0 || p.chunk_len >= p.row_len))
+    check.fail("chunk_len " + std::to_string(p.chunk_len) + " is not a positive multiple of " +
+               std::to_string(abi::kScanTile) + " below row_len " + std::to_string(p.row_len));
   const bool extreme = p.op == abi::kScan_cummax || p.op == abi::kScan_cummin;
   check.buffer_count(buffers.size(), extreme ? 3 : 2);
   check.count(p.outer_ndim, abi::kMaxDims, "outer_ndim");

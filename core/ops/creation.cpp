@@ -90,6 +90,17 @@ void choose_range_compute_dtype(ElementPlan& plan, bool integral, const Capabili
                               : "integer outputs step in float32: the device has no fp64."});
 }
 
+// A scalar that fits `dtype` (require_fits) as that dtype holds it, for linspace's ends: an
+// integer dtype truncates a float toward zero and wraps uint8's negative integers (-16 →
+// 240), as PyTorch's Scalar::to<uint8_t>.
+double value_in_dtype(const Scalar& v, DType dtype) {
+  if (is_floating(dtype)) return v.to_double();
+  if (dtype == DType::kBool) return v.to_bool() ? 1.0 : 0.0;
+  if (v.is_floating()) return std::trunc(v.to_double());
+  const std::int64_t i = v.to_int();
+  return static_cast<double>(dtype == DType::kUInt8 && i < 0 ? i + 256 : i);
+}
+
 PlanTarget target_of(const Device& device) {
   return {device.capabilities(), device.str(), device.display_name()};
 }
@@ -197,6 +208,11 @@ ElementPlan plan_linspace(Scalar start, Scalar end, std::int64_t steps, DType dt
     throw InvalidArgument("linspace", "linspace is not defined for bool tensors.");
   require("linspace", dtype, target);
   check_bytes("linspace", {steps}, dtype, " (steps " + std::to_string(steps) + ").");
+  // PyTorch converts the ends to the dtype first, refusing what overflows it, then steps in
+  // double between the converted ends. No steps convert nothing; a single step is start
+  // alone.
+  if (steps > 0) require_fits("linspace", start, dtype);
+  if (steps > 1) require_fits("linspace", end, dtype);
   ElementPlan plan;
   plan.out_shape = {steps};
   plan.out_dtype = dtype;
@@ -229,6 +245,7 @@ Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device)
 Tensor fill(const Tensor& like, Scalar value) {
   if (!like.defined()) throw InvalidArgument("fill", "fill: the tensor is undefined.");
   plan_full("fill", like.shape(), like.dtype(), target_of(like.device()));
+  require_fits("fill", value, like.dtype());  // named by this op, not by full's check
   return Tensor::full(like.shape(), value, like.dtype(), like.device());
 }
 
@@ -249,10 +266,10 @@ Tensor linspace(Scalar start, Scalar end, std::int64_t steps, DType dtype, const
   const ElementPlan plan = plan_linspace(start, end, steps, dtype, target_of(device));
   Tensor out = Tensor::empty(plan.out_shape, dtype, device);
   if (steps == 0) return out;
-  // Integer outputs: PyTorch converts the ends to the dtype first, then steps in double.
-  double s = start.to_double(), e = end.to_double();
-  if (!is_floating(dtype)) s = std::trunc(s), e = std::trunc(e);
-  if (steps == 1) e = s;  // a single step is start, not end
+  // The ends as the dtype holds them (plan_linspace refused what overflows it); every value
+  // then lies between two values of the dtype, so no store saturates.
+  const double s = value_in_dtype(start, dtype);
+  const double e = steps == 1 ? s : value_in_dtype(end, dtype);
   abi::FillParams p = range_params(abi::kFill_linspace, out);
   p.in_dtype = static_cast<std::int32_t>(plan.compute_dtype);
   const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;

@@ -295,6 +295,22 @@ Tensor add(const TensorOrScalar& a, const TensorOrScalar& b, Scalar alpha) {
   return binary(abi::kOp_add, a, b, alpha_attrs("add", a, b, alpha));
 }
 Tensor sub(const TensorOrScalar& a, const TensorOrScalar& b, Scalar alpha) {
+  // PyTorch's sub_check, before promotion: a bool operand (a bool scalar counts, as PyTorch
+  // wraps it into a bool tensor) is refused even when the other one would promote it
+  // (bool - int, float - true), where the domain check alone saw int64 or float.
+  const auto is_bool = [](const TensorOrScalar& o) {
+    return o.is_tensor() ? o.tensor().defined() && o.tensor().dtype() == DType::kBool
+                         : o.scalar().kind() == Scalar::Kind::kBool;
+  };
+  if (is_bool(a) && is_bool(b))
+    throw InvalidArgument("sub",
+                          "sub: subtraction, the `-` operator, with two bool tensors is not "
+                          "supported; use the `^` or logical_xor() operator instead.");
+  if (is_bool(a) || is_bool(b))
+    throw InvalidArgument("sub",
+                          "sub: subtraction, the `-` operator, with a bool tensor is not "
+                          "supported; if you are trying to invert a mask, use the `~` or "
+                          "logical_not() operator instead.");
   return binary(abi::kOp_sub, a, b, alpha_attrs("sub", a, b, alpha));
 }
 
@@ -353,6 +369,13 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& va
                           "masked_fill: the mask of shape " + to_string(mask.shape()) +
                               " must broadcast to the tensor's shape " + to_string(x.shape()) +
                               ", not grow it to " + to_string(out) + ".");
+  // PyTorch refuses a value that overflows x's dtype (NaN into int64, 200 into int8) even
+  // where the mask is all false. A 0-d tensor value is checked where it lives on the host;
+  // one on a device is cast there, as reading it would synchronise.
+  if (!value.is_tensor())
+    require_fits("masked_fill", value.scalar(), x.dtype());
+  else if (value.tensor().defined() && value.tensor().device().is_host())
+    require_fits("masked_fill", value.tensor().item(), x.dtype());
   const TensorOrScalar m(mask), xs(x);
   const TensorOrScalar v = value.is_tensor() ? TensorOrScalar(value.tensor().to(x.dtype())) : value;
   OpCall call{abi::kOp_where, {&m, &v, &xs}};
@@ -365,7 +388,16 @@ Tensor clamp(const Tensor& x, const std::optional<TensorOrScalar>& min,
              const std::optional<TensorOrScalar>& max) {
   if (!min && !max)
     throw InvalidArgument("clamp", "clamp: at least one of min and max must be given.");
-  // An absent bound is the widest value of the promoted dtype, so one kernel serves all.
+  // One tensor bound: PyTorch's clamp is maximum(x, min) / minimum(x, max), which promote
+  // the two tensors alone and take bool (clamp(bool, max=bool tensor) is bool).
+  if (!min != !max && (min ? *min : *max).is_tensor()) {
+    const TensorOrScalar xs(x);
+    return run({min ? abi::kOp_maximum : abi::kOp_minimum, {&xs, min ? &*min : &*max}}, "clamp");
+  }
+  // Otherwise an absent bound is the widest value of the dtype the given operands promote
+  // to, forced as the common dtype so that it does not join the promotion (an int64 bound
+  // made clamp(bool, max=true) int64); a bool common dtype is refused, as PyTorch's
+  // clamp kernels have no bool.
   std::vector<PromotionOperand> promo{
       {x.dtype(), x.dim() ? OperandKind::kTensor : OperandKind::kZeroDimTensor}};
   for (const auto* b : {&min, &max}) {
@@ -396,7 +428,9 @@ Tensor clamp(const Tensor& x, const std::optional<TensorOrScalar>& min,
   const TensorOrScalar xs(x);
   const TensorOrScalar lo = min ? *min : widest(false);
   const TensorOrScalar hi = max ? *max : widest(true);
-  return run({abi::kOp_clamp, {&xs, &lo, &hi}});
+  OpCall call{abi::kOp_clamp, {&xs, &lo, &hi}};
+  call.forced_common = t;
+  return run(call);
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight) {

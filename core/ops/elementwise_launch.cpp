@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/ops/variant_plan.hpp"
 
 namespace nbx::ops::detail {
 namespace {
@@ -60,6 +61,9 @@ void fill_and_launch(const Device& device, const ElementwiseLaunch& launch, cons
   kl.params = std::as_bytes(std::span<const abi::ElementwiseParams>(&p, 1));
   DeviceContext& ctx = device.context();
   std::lock_guard lock(ctx.launch_mutex());
+  // The batching rule of plan_elementwise_variant (what `nbx explain` shows), without
+  // building its explanation on every launch.
+  p.variant = elementwise_variant_for(ctx.backend_device(), p.numel);
   ctx.backend_device().launch(kl);
 }
 

@@ -153,6 +153,11 @@ void explain_elementwise(const OpEntry& entry, const ExplainCall& call, OpExplan
                                ? "16-bit floats are stored as 16 bits and computed in float32."
                                : "computed in the input dtype."});
   }
+  abi::ElementwiseParams p{};
+  p.numel = numel(out_shape);
+  plan_elementwise_variant(p, target, out.choices);
+  out.kernel.pop_back();  // ")"
+  out.kernel += "; variant " + variant_name(KernelFamily::kElementwise, p.variant) + ")";
 }
 
 void explain_cast(const OpEntry& entry, const ExplainCall& call, OpExplanation& out) {
@@ -167,8 +172,11 @@ void explain_cast(const OpEntry& entry, const ExplainCall& call, OpExplanation& 
     return;
   }
   // Tensor::to(dtype) is ops::cast: its refusals are named "cast".
-  const ElementPlan plan =
+  ElementPlan plan =
       plan_cast(entry.name == "copy" ? "copy" : "cast", from, to, shape, call.target);
+  abi::ElementwiseParams p{};
+  p.numel = numel(shape);
+  plan_elementwise_variant(p, call.target, plan.choices);
   out.output = describe(plan.out_dtype, plan.out_shape);
   out.kernel = kernel_text("elementwise",
                            "op copy; one element in, one out, the input read through its strides",
@@ -186,6 +194,9 @@ void explain_creation(const OpEntry& entry, const ExplainCall& call, OpExplanati
   if (name == "full" || name == "fill") {
     if (name == "full") out.inputs = {"none: makes " + describe(dtype, shape)};
     plan = plan_full(name, shape, dtype, target);
+    abi::ElementwiseParams p{};
+    p.numel = numel(shape);
+    plan_elementwise_variant(p, target, plan.choices);
     family = "elementwise";
     details = "op copy of one host scalar into every element";
   } else if (name == "triu" || name == "tril") {
@@ -241,8 +252,15 @@ void explain_reduce(const OpEntry& entry, const ExplainCall& call, OpExplanation
 
 void explain_scan(const OpEntry& entry, const ExplainCall& call, OpExplanation& out) {
   const Shape& s = call.shapes[0];
-  const RowPlan plan =
-      plan_scan(entry.name, call.dtypes[0], std::nullopt, last_dim(s), call.target);
+  RowPlan plan = plan_scan(entry.name, call.dtypes[0], std::nullopt, last_dim(s), call.target);
+  // The layout, planned on the block the op builds for a contiguous input scanned along its
+  // last dim.
+  abi::ScanParams p{};
+  p.op = entry.code, p.outer_ndim = 1, p.rows = numel(without_last(s)), p.row_len = last_dim(s);
+  p.outer_sizes[0] = p.rows;
+  p.in_outer_strides[0] = p.out_outer_strides[0] = p.row_len;
+  p.in_row_stride = p.out_row_stride = 1;
+  if (p.rows > 0 && p.row_len > 0) plan_scan_variant(p, call.target, plan.choices);
   out.output = describe(plan.out_dtype, s);
   if (entry.code == abi::kScan_cummax || entry.code == abi::kScan_cummin)
     out.output += " and int64 " + to_string(s) + " (indices)";

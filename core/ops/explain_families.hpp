@@ -13,6 +13,7 @@ void explain_reduce(const OpEntry& entry, const ExplainCall& call, OpExplanation
 void explain_scan(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_softmax(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_norm(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_gather(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_matmul(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 // Adds the "variant" choice of a family with one variant (elementwise, scan, fill).
 void name_single_variant(OpExplanation& out);

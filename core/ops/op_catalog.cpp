@@ -70,6 +70,22 @@ const char* op_name(abi::FillOp op) {
   return nullptr;
 }
 
+const char* op_name(abi::GatherOp op) {
+  switch (op) {
+    case abi::kGather_index_select:
+      return "index_select";
+    case abi::kGather_gather:
+      return "gather";
+    case abi::kGather_take_along_dim:
+      return "take_along_dim";
+    case abi::kGather_embedding:
+      return "embedding";
+    case abi::kGather_take:
+      return "take";
+  }
+  return nullptr;
+}
+
 // Op codes are small and dense; past this no enum of kernel_abi_families.hpp reaches.
 constexpr int kMaxEnumCode = 64;
 
@@ -290,6 +306,15 @@ std::vector<OpEntry> build_catalog() {
     e.operand_names = range ? "the output's dtype and 1-d shape [n]" : "x (the last two dims)";
     e.example_shapes = {range ? Shape{1000} : Shape{64, 64}};
   }
+  OpEntry reads;  // an input and an index tensor
+  reads.operands = 2;
+  reads.operand_names =
+      "input (index_select, embedding: along dim 0; gather, take_along_dim: the last dim); index";
+  reads.example_dtypes = {DType::kFloat32, DType::kInt64};
+  reads.example_shapes = {{1000, 64}, {1000, 8}};
+  add_enum_family<abi::GatherOp>(ops, "gather", detail::explain_gather, reads);
+  for (OpEntry& e : ops)
+    if (e.code == abi::kGather_index_select && e.family == "gather") e.example_shapes[1] = {256};
   add_products(ops);
   std::sort(ops.begin(), ops.end(),
             [](const OpEntry& a, const OpEntry& b) { return a.name < b.name; });

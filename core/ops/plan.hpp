@@ -54,7 +54,8 @@ RowPlan plan_softmax(std::string_view op, DType in, std::int64_t row_len, const 
 RowPlan plan_norm(std::string_view op, DType in, std::int64_t row_len, const PlanTarget& target);
 // cumsum/cumprod: integer and bool inputs sum into int64 and return it; floats keep their
 // dtype, half types accumulating in float32. cummax/cummin: the input's dtype and int64
-// indices. `requested` (cumsum's dtype=) casts the input first.
+// indices. `requested` (cumsum's dtype=) casts the input first and is the output's dtype
+// (integers accumulate in int64 and wrap to it).
 RowPlan plan_scan(std::string_view op, DType in, std::optional<DType> requested,
                   std::int64_t row_len, const PlanTarget& target);
 

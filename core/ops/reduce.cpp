@@ -20,11 +20,11 @@ std::string dtype_str(DType t) {
 }
 
 enum class Family {
-  kSumLike,       // sum, prod: integers → int64
+  kSumLike,       // sum, prod: integers → int64, or the requested dtype
   kFloatOnly,     // mean, var, std, norm: floating inputs only
   kSameDtype,     // amax, amin, max, min
   kIndex,         // argmax, argmin: int64 out, no bool
-  kLogical,       // any, all: bool out
+  kLogical,       // any, all: bool out (uint8 for uint8)
   kCount,         // count_nonzero: int64 out
   kFloatPromote,  // logsumexp: integers → default float
 };
@@ -196,8 +196,9 @@ RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requeste
   std::string rule;
   switch (info.family) {
     case Family::kSumLike:
-      plan.out_dtype = is_floating(t) ? t : DType::kInt64;
-      rule = "integer and bool sums and products give int64; floats keep their dtype";
+      plan.out_dtype = requested || is_floating(t) ? t : DType::kInt64;
+      rule = requested ? "a requested dtype is the output's"
+                       : "integer and bool sums and products give int64; floats keep their dtype";
       break;
     case Family::kFloatOnly:
       if (!is_floating(t))
@@ -209,6 +210,10 @@ RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requeste
     case Family::kSameDtype:
       plan.out_dtype = t;
       rule = "extrema keep the input dtype";
+      // max/min also return int64 indices: refused by name here, not by the allocation.
+      if (info.op == abi::kReduce_max_with_index || info.op == abi::kReduce_min_with_index)
+        detail::require_dtype_support(name, DType::kInt64, target.caps, target.device_id,
+                                      target.device_name);
       break;
     case Family::kIndex:
       if (t == DType::kBool)
@@ -217,8 +222,9 @@ RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requeste
       rule = "indices are int64";
       break;
     case Family::kLogical:
-      plan.out_dtype = DType::kBool;
-      rule = "any/all give bool";
+      // PyTorch keeps uint8 for uint8 inputs (its masks before bool existed).
+      plan.out_dtype = t == DType::kUInt8 ? DType::kUInt8 : DType::kBool;
+      rule = "any/all give bool, uint8 for uint8";
       break;
     case Family::kCount:
       plan.out_dtype = DType::kInt64;
@@ -230,20 +236,30 @@ RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requeste
       rule = "integers are computed as the default float";
       break;
   }
-  // An integer sum accumulates exactly what the output holds (int64).
-  plan.accumulate_dtype = info.family == Family::kSumLike && !is_floating(plan.input_dtype)
-                              ? DType::kInt64
-                              : accumulate_dtype(info.family, plan.input_dtype);
+  // Integer sums and products wrap, so their low bits do not depend on the accumulator's
+  // width: they accumulate in int64 and narrow to a requested int32/int16/int8/uint8/bool
+  // (wrapping, as PyTorch's int64 accumulation does); a device without int64 accumulates
+  // such an output in int32.
+  const bool integer_sum = info.family == Family::kSumLike && !is_floating(plan.input_dtype);
+  const bool narrow_accumulator = integer_sum && !target.caps.int64.value &&
+                                  dtype_size(plan.out_dtype) <= 4 && !is_floating(plan.out_dtype);
+  plan.accumulate_dtype = !integer_sum         ? accumulate_dtype(info.family, plan.input_dtype)
+                          : narrow_accumulator ? DType::kInt32
+                                               : DType::kInt64;
   for (DType d : {in, plan.input_dtype, plan.out_dtype, plan.accumulate_dtype})
     detail::require_dtype_support(name, d, target.caps, target.device_id, target.device_name);
   plan.row_tile = detail::row_tile(target.caps, row_len);
   plan.choices.push_back({"out_dtype", dtype_str(plan.out_dtype), "", "", rule + " (PyTorch)."});
-  plan.choices.push_back({"accumulate_dtype", dtype_str(plan.accumulate_dtype),
-                          plan.accumulate_dtype == DType::kInt64 ? "int64" : "",
-                          plan.accumulate_dtype == DType::kInt64 ? target.caps.int64.source : "",
-                          is_half_type(plan.input_dtype)
-                              ? "float16/bfloat16 accumulate in float32."
-                              : "accumulates in the dtype that holds the result exactly."});
+  plan.choices.push_back(
+      {"accumulate_dtype", dtype_str(plan.accumulate_dtype), integer_sum ? "int64" : "",
+       integer_sum ? target.caps.int64.source : "",
+       is_half_type(plan.input_dtype) ? "float16/bfloat16 accumulate in float32."
+       : narrow_accumulator
+           ? "no int64: the integer output accumulates in int32, whose wrapping keeps the "
+             "same low bits."
+       : integer_sum && plan.out_dtype != DType::kInt64
+           ? "integers accumulate in int64, then narrow to the output (wrapping)."
+           : "accumulates in the dtype that holds the result exactly."});
   plan.choices.push_back(detail::row_tile_choice(target.caps, row_len, plan.row_tile));
   return plan;
 }

@@ -1,6 +1,8 @@
 // Reductions over any set of dims (empty = all dims), with keepdim, PyTorch semantics:
 // float16/bfloat16 accumulate in float32; integer and bool sums and products give int64
-// (refused by name on a device without int64); NaN propagates through amax/amin/max/min
+// (refused by name on a device without int64), or the requested `dtype` (the input is cast
+// to it first; integers accumulate in int64, or int32 without int64, and wrap to it);
+// any/all give bool, uint8 for uint8 inputs; NaN propagates through amax/amin/max/min
 // and argmax/argmin pick the first NaN. Row tiles never exceed the device's
 // reduce.tile_max. Throws InvalidArgument for a dtype an op does not define, a repeated
 // or out-of-range dim, and extrema over a zero-size dimension.

@@ -8,6 +8,7 @@
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/plan.hpp"
+#include "core/ops/variant_plan.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -61,6 +62,11 @@ ScanResult run_scan(const char* name, abi::ScanOp op, const Tensor& x, std::int6
   p.rows = p.row_len == 0 ? 0 : src.numel() / p.row_len;
   if (src.dim() == 0) p.rows = 1;
   if (p.rows == 0 || p.row_len == 0) return r;
+  std::vector<PlanChoice> choices;  // the layout, as `nbx explain` shows it
+  plan_scan_variant(p,
+                    {device.capabilities(), device.str(), device.display_name(),
+                     &device.context().backend_device()},
+                    choices);
 
   KernelBuffer buffers[3] = {{r.values.storage()->memory(), true},
                              {src.storage()->memory(), false},
@@ -77,7 +83,7 @@ ScanResult run_scan(const char* name, abi::ScanOp op, const Tensor& x, std::int6
 
 }  // namespace
 
-// `row_len` is for the kernel variant, which the backend still picks by itself today.
+// The dtypes; the layout (the kernel variant) is plan_scan_variant's, from the parameter block.
 RowPlan plan_scan(std::string_view op, DType in, std::optional<DType> requested,
                   [[maybe_unused]] std::int64_t row_len, const PlanTarget& target) {
   const std::string name(op);
@@ -90,24 +96,40 @@ RowPlan plan_scan(std::string_view op, DType in, std::optional<DType> requested,
   // Refused under this op's name, not the cast's (harden: it said "cast on host").
   if (requested) require(*requested);
   require(in);
+  // PyTorch has no bool cumsum/cumprod kernel ("not implemented for 'Bool'"); a bool input
+  // without a requested dtype sums into int64.
+  if (requested == DType::kBool)
+    throw InvalidArgument(name, name +
+                                    " cannot produce bool (the requested dtype); request an "
+                                    "integer or floating dtype.");
   RowPlan plan;
   plan.input_dtype = requested.value_or(in);
   const DType t = plan.input_dtype;
-  plan.out_dtype = extreme || is_floating(t) ? t : DType::kInt64;
-  plan.accumulate_dtype = is_half_type(t) ? DType::kFloat32 : plan.out_dtype;
+  // A requested dtype is the output's, as sum's: cumsum(x, d, int32) gives int32.
+  plan.out_dtype = extreme || requested || is_floating(t) ? t : DType::kInt64;
+  // Integer sums and products accumulate in int64 and narrow to a requested int32 … uint8
+  // by wrapping, which keeps the same low bits as PyTorch's accumulation.
+  const bool integer_sum = !extreme && !is_floating(t);
+  plan.accumulate_dtype = is_half_type(t) ? DType::kFloat32
+                          : integer_sum   ? DType::kInt64
+                                          : plan.out_dtype;
   for (DType d : {t, plan.out_dtype, plan.accumulate_dtype}) require(d);
   if (extreme) require(DType::kInt64);
   const bool to_int64 = plan.out_dtype == DType::kInt64 && t != DType::kInt64;
+  plan.choices.push_back({"out_dtype", std::string(dtype_name(plan.out_dtype)),
+                          to_int64 ? "int64" : "", to_int64 ? target.caps.int64.source : "",
+                          extreme     ? "running extrema keep the input dtype (PyTorch)."
+                          : requested ? "the requested dtype (PyTorch)."
+                          : to_int64
+                              ? "integer and bool scans sum into int64, as sum does (PyTorch)."
+                              : "floating scans keep their dtype (PyTorch)."});
   plan.choices.push_back(
-      {"out_dtype", std::string(dtype_name(plan.out_dtype)), to_int64 ? "int64" : "",
-       to_int64 ? target.caps.int64.source : "",
-       extreme ? "running extrema keep the input dtype (PyTorch)."
-               : (to_int64 ? "integer and bool scans sum into int64, as sum does (PyTorch)."
-                           : "floating scans keep their dtype (PyTorch).")});
-  plan.choices.push_back({"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)), "",
-                          "",
-                          is_half_type(t) ? "float16/bfloat16 accumulate in float32."
-                                          : "accumulates in the output dtype."});
+      {"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)),
+       integer_sum ? "int64" : "", integer_sum ? target.caps.int64.source : "",
+       is_half_type(t) ? "float16/bfloat16 accumulate in float32."
+       : integer_sum && plan.out_dtype != DType::kInt64
+           ? "integers accumulate in int64, then narrow to the output (wrapping)."
+           : "accumulates in the output dtype."});
   if (extreme)
     plan.choices.push_back({"indices_dtype", "int64", "int64", target.caps.int64.source,
                             "the position of each running extremum (ties take the later one)."});

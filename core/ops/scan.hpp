@@ -1,8 +1,10 @@
 // Inclusive scans along one dim, PyTorch semantics.
 //
 // cumsum / cumprod: integer and bool inputs give int64 (as sum does) unless `dtype` asks
-// otherwise, in which case the input is cast first; float16/bfloat16 accumulate in float32
-// on GPUs (the host reference in float64) and keep their dtype.
+// otherwise, in which case the input is cast first and the output has that dtype (integers
+// accumulate in int64 and wrap to it; bool is refused, as PyTorch has no bool scan);
+// float16/bfloat16 accumulate in float32 on GPUs (the host reference in float64) and keep
+// their dtype.
 // cummax / cummin: values of the input's dtype and int64 indices. Ties take the later
 // index; a NaN, once seen, stays the running value, and each NaN takes the index (PyTorch's
 // cummax_cummin_helper).

@@ -1,5 +1,6 @@
 #include "core/ops/variant_plan.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "core/backend.hpp"
@@ -43,6 +44,129 @@ int choose_variant(KernelFamily family, std::byte* params, std::span<const int> 
   spec.set_variant(params, v);
   choices.push_back({"variant", variant_name(family, v), "", "",
                      passed + "none of the candidates is both offered and serving: refused."});
+  return v;
+}
+
+}  // namespace nbx::ops
+
+namespace nbx::ops {
+namespace {
+
+// The target's batch size: the present device's property, else its backend's default.
+std::int64_t batch_limit(const BackendDevice* device, BackendKind kind, std::string* source) {
+  if (device) {
+    const auto& extra = device->properties().extra;
+    const auto it = extra.find("elementwise.batch_max_numel");
+    if (source) *source = "runtime: property elementwise.batch_max_numel";
+    return it == extra.end() ? 0 : std::stoll(it->second);
+  }
+  if (source) *source = "derived: the backend's default (abi::kElementwiseBatchMaxNumel)";
+  return (implemented_variants(kind, KernelFamily::kElementwise) &
+          variant_bit(abi::kElementwiseBatched)) != 0
+             ? abi::kElementwiseBatchMaxNumel
+             : 0;
+}
+
+}  // namespace
+
+int plan_elementwise_variant(abi::ElementwiseParams& p, const PlanTarget& target,
+                             std::vector<PlanChoice>& choices) {
+  std::string source;
+  const std::int64_t limit = batch_limit(target.device, backend_kind(target.caps.backend), &source);
+  if (limit > 0 && p.numel <= limit) {
+    const int candidates[] = {abi::kElementwiseBatched, abi::kElementwiseStrided};
+    const int v = choose_variant(p, candidates, target, choices);
+    choices.push_back({"batch_max_numel", std::to_string(limit), "", source,
+                       "launches of at most this many elements join the device's queue of small "
+                       "ops, run together in one launch before anything that must see them."});
+    return v;
+  }
+  p.variant = abi::kElementwiseStrided;
+  choices.push_back(
+      {"variant", variant_name(KernelFamily::kElementwise, abi::kElementwiseStrided), "", source,
+       limit > 0 ? std::to_string(p.numel) + " elements are more than the batch size " +
+                       std::to_string(limit) + ": a launch of its own."
+                 : target.device_name + " does not batch launches: a launch of its own."});
+  return p.variant;
+}
+
+int elementwise_variant_for(const BackendDevice& device, std::int64_t numel) {
+  const std::int64_t limit = batch_limit(&device, BackendKind::kUnknown, nullptr);
+  return limit > 0 && numel <= limit &&
+                 device.offers(KernelFamily::kElementwise, abi::kElementwiseBatched)
+             ? abi::kElementwiseBatched
+             : abi::kElementwiseStrided;
+}
+
+int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
+                      std::vector<PlanChoice>& choices) {
+  const BackendKind kind = backend_kind(target.caps.backend);
+  const std::int64_t sms = target.device ? target.device->properties().compute_units : 0;
+  std::vector<int> candidates;
+  std::string why;
+  p.lanes = 1;
+  p.chunk_len = 0;
+  if (kind == BackendKind::kHost) {
+    candidates = {abi::kScanLanes};
+    why = "the reference walks each row in order.";
+  } else if (kind == BackendKind::kVulkan) {
+    // kernels/vulkan/scan.comp: an invocation walks a short row by itself (no barriers); a
+    // longer row keeps a whole workgroup busy.
+    if (p.row_len <= 64) {
+      candidates = {abi::kScanLanes};
+      why = "rows of at most 64 elements: an invocation each, walked in order.";
+    } else {
+      candidates = {abi::kScanBlock};
+      why = "rows longer than 64 elements: a workgroup each.";
+    }
+  } else {
+    const std::string sm_text =
+        sms > 0 ? std::to_string(sms) + " SMs" : "an unknown SM count (an absent architecture)";
+    const bool side_by_side =
+        p.in_row_stride != 1 && p.outer_ndim > 0 && p.in_outer_strides[p.outer_ndim - 1] == 1;
+    if (sms > 0 && side_by_side && p.rows >= sms * 256) {
+      candidates = {abi::kScanLanes};
+      why = "rows lie side by side in memory and fill " + sm_text +
+            ": a lane per row reads one coalesced line per warp and element.";
+    } else if (p.row_len <= std::int64_t(abi::kScanMaxLanes) * abi::kScanLaneItems) {
+      while (std::int64_t(p.lanes) * abi::kScanLaneItems < p.row_len) p.lanes *= 2;
+      candidates = {abi::kScanLanes};
+      why = "short rows: " + std::to_string(p.lanes) + " lanes of " +
+            std::to_string(abi::kScanLaneItems) + " elements cover a row.";
+    } else if (sms == 0 || p.rows >= sms * 64) {
+      p.lanes = abi::kScanMaxLanes;
+      candidates = {abi::kScanLanes};
+      why = sms > 0 ? "enough rows that a warp each keeps " + sm_text + " busy."
+                    : "long rows on " + sm_text +
+                          ": a warp each (the runtime's count may "
+                          "choose a block per row or chunks instead).";
+    } else {
+      candidates = {abi::kScanBlock};
+      why = "few long rows on " + sm_text + ": a block each.";
+      if (p.rows < sms * 2) {
+        // Fewer rows than two per SM leave most of the GPU idle: chunks of whole tiles,
+        // about 8 blocks per SM in all (two waves of 4 resident 512-thread blocks).
+        const std::int64_t tiles = (p.row_len + abi::kScanTile - 1) / abi::kScanTile;
+        const std::int64_t per_row = std::min(sms * 8 / p.rows, tiles);
+        if (per_row >= 2) {
+          const std::int64_t chunk_len = (tiles + per_row - 1) / per_row * abi::kScanTile;
+          if (chunk_len < p.row_len) {
+            p.chunk_len = chunk_len;
+            candidates = {abi::kScanChunked, abi::kScanBlock};
+            why = "fewer rows than two per SM on " + sm_text + ": each row in chunks of " +
+                  std::to_string(chunk_len) + " elements, a block each (three kernels).";
+          }
+        }
+      }
+    }
+  }
+  const int v = choose_variant(p, candidates, target, choices);
+  choices.push_back({"layout",
+                     v == abi::kScanLanes   ? std::to_string(p.lanes) + " lanes per row"
+                     : v == abi::kScanBlock ? "a block per row"
+                                            : "chunks of " + std::to_string(p.chunk_len),
+                     sms > 0 ? "compute_units" : "",
+                     sms > 0 ? "runtime: " + std::to_string(sms) + " compute units" : "", why});
   return v;
 }
 

@@ -34,4 +34,22 @@ int choose_variant(Params& params, std::span<const int> candidates, const PlanTa
   return v;
 }
 
+// ---- Elementwise batching (abi::kElementwiseBatched) ----
+// A launch of at most the device's batch size joins its queue of small ops, where the device
+// offers that: its property "elementwise.batch_max_numel" (CUDA/HIP: NBX_GPU_BATCH, default
+// abi::kElementwiseBatchMaxNumel; 0 turns batching off), or for an absent architecture its
+// backend's default. Writes the variant into `p` and appends the "variant" choice.
+int plan_elementwise_variant(abi::ElementwiseParams& p, const PlanTarget& target,
+                             std::vector<PlanChoice>& choices);
+// The same rule for a raw launch on `device` (tests, benchmarks).
+int elementwise_variant_for(const BackendDevice& device, std::int64_t numel);
+
+// ---- Scan layout (abi::ScanVariant) ----
+// Lanes per row, a block per row, or rows in chunks, from the rows, the row length, whether
+// rows lie side by side in memory (a scan along a leading dim) and the device's SM count
+// (DeviceProperties::compute_units; an absent architecture has none, so its plan never
+// chunks and says so). Writes variant, lanes and chunk_len into `p`.
+int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
+                      std::vector<PlanChoice>& choices);
+
 }  // namespace nbx::ops

@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "kernels/gpu/elementwise_batch.hpp"
 #include "kernels/gpu/elementwise_fast.cuh"
 #include "kernels/gpu/elementwise_generic.hpp"
 #include "kernels/gpu/elementwise_launch.hpp"
 #include "kernels/gpu/elementwise_plan.hpp"
+#include "kernels/gpu/family_launch.hpp"
 
 namespace nbx::gpu {
 namespace {
@@ -55,8 +57,13 @@ ElementwiseLaunchResult launch_elementwise(const abi::ElementwiseParams& p,
   (void)num_buffers;
   ElementwiseLaunchResult result;
   if (p.numel == 0) return result;
+  // The wrapper chose the variant (core/ops/variant_plan.cpp: batched for launches of at
+  // most the device's batch size); the device offers batched only with a batch.
+  if (p.variant == abi::kElementwiseBatched) {
+    if (!batch) throw Internal("elementwise: a batched launch reached a device without a batch.");
+    return batch->append(p, buffers);
+  }
   if (batch) {
-    if (p.numel <= options.batch_max_numel) return batch->append(p, buffers);
     // This launch goes straight to the stream: what was queued before it goes first.
     result = batch->flush();
     if (result.error != 0) return result;
@@ -90,6 +97,10 @@ ElementwiseLaunchResult launch_elementwise(const abi::ElementwiseParams& p,
   result.call = "elementwise generic launch";
   result.path = ElementwisePath::kGeneric;
   return result;
+}
+
+ElementwiseLaunchResult launch_family(const abi::ElementwiseParams& p, const GpuLaunch& l) {
+  return launch_elementwise(p, l.buffers, l.num_buffers, l.fault, *l.options, l.stream, l.batch);
 }
 
 }  // namespace nbx::gpu

@@ -25,12 +25,11 @@ struct ElementwiseOptions {
   int multiprocessors = 1;    // SMs or CUs: sizes the generic kernel's grid
   int tile = 0;               // tiled kernel's edge: 0 → warp_size
   bool generic_only = false;  // take the generic kernel for every launch
-  // Launches of at most this many elements join the device's batch; 0 turns batching off
-  // (NBX_GPU_BATCH=0; NBX_GPU_BATCH=N batches up to N). The batch kernel is one block of
-  // kBatchBlock threads, so its time per op grows with the op: on the H200 a stream of
-  // batched adds costs 1.1, 2.1, 3.8 and 7.3 µs per op at 16, 1024, 2048 and 4096 elements,
-  // against 5.3–5.7 µs with a launch each (docs/performance.md): batching pays up to 2048.
-  std::int64_t batch_max_numel = 2048;
+  // Launches of at most this many elements join the device's batch: the wrapper reads it as
+  // the device's property "elementwise.batch_max_numel" and asks for the batched variant
+  // (core/ops/variant_plan.hpp). 0 turns batching off (NBX_GPU_BATCH=0; NBX_GPU_BATCH=N
+  // batches up to N). Default and its measurement: abi::kElementwiseBatchMaxNumel.
+  std::int64_t batch_max_numel = abi::kElementwiseBatchMaxNumel;
   // The contiguous-row kernels of reduce, softmax and norm (reduce_rows_fast.cu,
   // softmax_rows_fast.cu, norm_rows_fast.cu): 1 (the default; NBX_GPU_ROWS=fast) takes them
   // for every launch they serve and the general kernels for the rest; 0
@@ -62,9 +61,9 @@ struct ElementwiseLaunchResult {
 // naming the problem, nbx::Unsupported for an op with no form in the compute dtype), picks
 // the fastest kernel that applies and enqueues it on `stream` (a cudaStream_t/hipStream_t).
 // `buffers` holds 1 + num_inputs entries. `fault` is the device's fault record.
-// With a `batch`, a launch of at most options.batch_max_numel elements is queued there
-// instead (path kBatched; the batch is flushed when full); any other launch flushes the
-// batch first, so the stream sees every op in the order it was issued.
+// A launch of variant kElementwiseBatched is queued in `batch` (path kBatched; the batch is
+// flushed when full); any other launch flushes the batch first, so the stream sees every op
+// in the order it was issued.
 ElementwiseLaunchResult launch_elementwise(const abi::ElementwiseParams& params,
                                            const BoundBuffer* buffers, int num_buffers,
                                            abi::FaultRecord* fault,

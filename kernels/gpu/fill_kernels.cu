@@ -7,7 +7,7 @@
 #include "core/errors.hpp"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
-#include "kernels/gpu/fill_launch.hpp"
+#include "kernels/gpu/family_launch.hpp"
 
 namespace nbx::gpu {
 namespace {
@@ -72,9 +72,9 @@ __global__ void __launch_bounds__(kElementwiseBlock)
 
 }  // namespace
 
-ElementwiseLaunchResult launch_fill(const abi::FillParams& p, const BoundBuffer* buffers,
-                                    int num_buffers, const ElementwiseOptions& options,
-                                    void* stream) {
+static ElementwiseLaunchResult launch_fill(const abi::FillParams& p, const BoundBuffer* buffers,
+                                           int num_buffers, const ElementwiseOptions& options,
+                                           void* stream) {
   // BackendDevice::launch validated the block (core/families/fill_family.cpp).
   (void)num_buffers;
   const bool triangle = p.op == abi::kFill_triu || p.op == abi::kFill_tril;
@@ -96,6 +96,10 @@ ElementwiseLaunchResult launch_fill(const abi::FillParams& p, const BoundBuffer*
   result.call = "fill launch";
   result.path = ElementwisePath::kGeneric;
   return result;
+}
+
+ElementwiseLaunchResult launch_family(const abi::FillParams& p, const GpuLaunch& l) {
+  return launch_fill(p, l.buffers, l.num_buffers, *l.options, l.stream);
 }
 
 }  // namespace nbx::gpu

@@ -85,7 +85,15 @@ inline constexpr int kWarpSize = 32;
 NBX_GPU_INLINE float to_float(half_t v) {
   return __half2float(v);
 }
+// A NaN becomes the quiet NaN with its sign: the bits the host reference writes
+// (core/half.cpp), so casts and copies agree bit for bit across backends (the runtimes'
+// conversions give 0x7FFF whatever the sign).
+NBX_GPU_INLINE unsigned short quiet_nan_bits(float v, unsigned exponent_and_quiet_bit) {
+  return static_cast<unsigned short>(((__float_as_uint(v) >> 16) & 0x8000u) |
+                                     exponent_and_quiet_bit);
+}
 NBX_GPU_INLINE half_t half_from_float(float v) {
+  if (v != v) return __ushort_as_half(quiet_nan_bits(v, 0x7E00u));
   return __float2half_rn(v);
 }
 #if NBX_GPU_HIP
@@ -93,6 +101,11 @@ NBX_GPU_INLINE float to_float(bfloat16_t v) {
   return static_cast<float>(v);
 }
 NBX_GPU_INLINE bfloat16_t bfloat16_from_float(float v) {
+  if (v != v) {
+    bfloat16_t nan;
+    nan.data = quiet_nan_bits(v, 0x7FC0u);
+    return nan;
+  }
   return bfloat16_t(v);
 }
 #else
@@ -100,6 +113,7 @@ NBX_GPU_INLINE float to_float(bfloat16_t v) {
   return __bfloat162float(v);
 }
 NBX_GPU_INLINE bfloat16_t bfloat16_from_float(float v) {
+  if (v != v) return __ushort_as_bfloat16(quiet_nan_bits(v, 0x7FC0u));
   return __float2bfloat16_rn(v);
 }
 #endif

@@ -21,6 +21,7 @@
 #include "core/errors.hpp"
 #include "kernels/gpu/elementwise_plan.hpp"
 #include "kernels/gpu/elementwise_values.cuh"
+#include "kernels/gpu/family_launch.hpp"
 #include "kernels/gpu/matmul_launch.hpp"
 
 #if !NBX_GPU_HIP
@@ -394,6 +395,15 @@ ElementwiseLaunchResult launch_matmul_addend(const abi::MatmulParams& p, const B
   r.call = "matmul addend launch";
   r.path = ElementwisePath::kGeneric;
   return r;
+}
+
+// The variant in the block runs: the own tiled kernel or the vendor BLAS (cuBLASLt, offered
+// only where it loaded).
+ElementwiseLaunchResult launch_family(const abi::MatmulParams& p, const GpuLaunch& l) {
+  const MatmulDevice device{l.device_index, *l.device_name, l.shared_memory_per_block};
+  return p.variant == abi::kMatmulVendorBlas
+             ? launch_matmul_vendor_blas(p, l.buffers, l.num_buffers, device, l.stream)
+             : launch_matmul(p, l.buffers, l.num_buffers, device, l.stream);
 }
 
 #if NBX_GPU_HIP

@@ -18,7 +18,7 @@
 #include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
-#include "kernels/gpu/norm_launch.hpp"
+#include "kernels/gpu/family_launch.hpp"
 #include "kernels/gpu/norm_rows_fast.hpp"
 
 namespace nbx::gpu {
@@ -140,9 +140,9 @@ __global__ void __launch_bounds__(kNormBlock) norm_kernel(const abi::NormParams 
 
 }  // namespace
 
-ElementwiseLaunchResult launch_norm(const abi::NormParams& p, const BoundBuffer* buffers,
-                                    int num_buffers, const ElementwiseOptions& options,
-                                    void* stream) {
+static ElementwiseLaunchResult launch_norm(const abi::NormParams& p, const BoundBuffer* buffers,
+                                           int num_buffers, const ElementwiseOptions& options,
+                                           void* stream) {
   // BackendDevice::launch validated the block (core/families/norm_family.cpp), including
   // that the variant serves it: the variant asked for is the one that runs.
   const bool batch = p.op == abi::kNorm_batch_norm;
@@ -177,6 +177,10 @@ ElementwiseLaunchResult launch_norm(const abi::NormParams& p, const BoundBuffer*
     norm_kernel<float><<<blocks, kNormBlock, 0, s>>>(q, b);
   result.error = int(last_launch_error());
   return result;
+}
+
+ElementwiseLaunchResult launch_family(const abi::NormParams& p, const GpuLaunch& l) {
+  return launch_norm(p, l.buffers, l.num_buffers, *l.options, l.stream);
 }
 
 }  // namespace nbx::gpu

@@ -1,5 +1,5 @@
 // Host interface of the "norm" family's contiguous-row kernel (norm_rows_fast.cu), plain C++
-// like norm_launch.hpp. launch_norm calls it first when the device was opened with
+// like family_launch.hpp. launch_norm calls it first when the device was opened with
 // NBX_GPU_ROWS=fast (ElementwiseOptions::rows_fast).
 #pragma once
 

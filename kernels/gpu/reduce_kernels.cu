@@ -14,7 +14,7 @@
 #include "core/errors.hpp"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
-#include "kernels/gpu/reduce_launch.hpp"
+#include "kernels/gpu/family_launch.hpp"
 #include "kernels/gpu/reduce_rows_fast.hpp"
 #include "kernels/gpu/reduce_state.cuh"
 
@@ -98,9 +98,9 @@ __global__ void __launch_bounds__(kReduceBlock)
 
 }  // namespace
 
-ElementwiseLaunchResult launch_reduce(const abi::ReduceParams& p, const BoundBuffer* buffers,
-                                      int num_buffers, const ElementwiseOptions& options,
-                                      void* stream) {
+static ElementwiseLaunchResult launch_reduce(const abi::ReduceParams& p, const BoundBuffer* buffers,
+                                             int num_buffers, const ElementwiseOptions& options,
+                                             void* stream) {
   // BackendDevice::launch validated the block (core/families/reduce_family.cpp), including
   // that the variant serves it: the variant asked for is the one that runs.
   ElementwiseLaunchResult result;
@@ -142,6 +142,10 @@ ElementwiseLaunchResult launch_reduce(const abi::ReduceParams& p, const BoundBuf
   result.call = "reduce launch";
   result.path = ElementwisePath::kGeneric;
   return result;
+}
+
+ElementwiseLaunchResult launch_family(const abi::ReduceParams& p, const GpuLaunch& l) {
+  return launch_reduce(p, l.buffers, l.num_buffers, *l.options, l.stream);
 }
 
 }  // namespace nbx::gpu

@@ -1,5 +1,5 @@
 // Host interface of the "reduce" family's contiguous-row kernel (reduce_rows_fast.cu), plain
-// C++ like reduce_launch.hpp. launch_reduce calls it first when the device was opened with
+// C++ like family_launch.hpp. launch_reduce calls it first when the device was opened with
 // NBX_GPU_ROWS=fast (ElementwiseOptions::rows_fast).
 #pragma once
 

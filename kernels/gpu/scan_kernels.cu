@@ -14,16 +14,17 @@
 //  - long rows: one block of 512 threads per row, tiles of 512 × 16 elements, a block-wide
 //    scan of the warps' states through shared memory (any warp size): few long rows;
 //  - chunked rows, when even a block per row leaves the GPU mostly idle (fewer rows than two
-//    per SM): each row splits into chunks of whole tiles, a block each, in three kernels on
-//    the stream — (1) each block folds its chunk into one state (the long kernel's tile scan,
-//    not writing), (2) one warp per row scans its chunks' states into exclusive prefixes,
-//    (3) each block rescans its chunk from its prefix, writing. Every combine happens in an
-//    order fixed by the sizes alone, so results do not vary from run to run. The chunk
-//    states live in a small buffer taken from the stream's memory pool (cudaMallocAsync /
-//    hipMallocAsync) and given back in stream order after (3): the launch interface stays as
-//    it is, nothing is shared between streams or devices, and where the pool is unavailable
-//    the rows take the block-per-row kernel instead. The device's default pool is set to
-//    keep 4 MiB past a synchronize, so a chunked scan does not map new memory each time.
+//    per SM; the plan decides in core/ops/variant_plan.cpp): each row splits into chunks of whole
+//    tiles, a block each, in three kernels on the stream — (1) each block folds its chunk into one
+//    state (the long kernel's tile scan, not writing), (2) one warp per row scans its chunks'
+//    states into exclusive prefixes, (3) each block rescans its chunk from its prefix, writing.
+//    Every combine happens in an order fixed by the sizes alone, so results do not vary from run to
+//    run. The chunk states live in a small buffer taken from the stream's memory pool
+//    (cudaMallocAsync / hipMallocAsync) and given back in stream order after (3): the launch
+//    interface stays as it is, nothing is shared between streams or devices, and where the pool is
+//    unavailable the launch fails with the runtime's error (the variant is never swapped). The
+//    device's default pool is set to keep 4 MiB past a synchronize, so a chunked scan does not map
+//    new memory each time.
 // The long and chunked kernels read and write the operands of a row that have stride 1 and
 // start 16-byte aligned in 16-byte vectors (each thread's 16 elements are consecutive, so
 // its first element is aligned too).
@@ -47,17 +48,18 @@
 #include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
-#include "kernels/gpu/scan_launch.hpp"
+#include "kernels/gpu/family_launch.hpp"
 
 namespace nbx::gpu {
 namespace {
 
-constexpr int kGroupBlock = 256;  // threads per block of the groups kernel
-constexpr int kGroupItems = 4;    // consecutive elements per lane there
-constexpr int kMaxGroup = 32;     // lanes per row there: the narrowest warp of any target
-constexpr int kLongBlock = 512;   // threads per block (one row at a time) of the long kernel
-constexpr int kLongItems = 16;    // consecutive elements per thread there
+constexpr int kGroupBlock = 256;                  // threads per block of the groups kernel
+constexpr int kGroupItems = abi::kScanLaneItems;  // consecutive elements per lane there
+constexpr int kMaxGroup = abi::kScanMaxLanes;     // lanes per row there
+constexpr int kLongBlock = 512;  // threads per block (one row at a time) of the long kernel
+constexpr int kLongItems = 16;   // consecutive elements per thread there
 constexpr i64 kLongTile = i64(kLongBlock) * kLongItems;
+static_assert(kLongTile == abi::kScanTile, "the plan sizes chunks in the long kernel's tiles");
 constexpr int kLongWarps = kLongBlock / kWarpSize;  // 16 or 8: a power of two <= kWarpSize
 constexpr int kCarryBlock = 64;  // the chunk-prefix kernel's block: one warp of any target
 
@@ -690,7 +692,8 @@ __global__ void __launch_bounds__(kLongBlock)
                             row_offsets(p, b / chunks), begin, end, warp_states, phase);
 }
 
-// Which kernel, how many lanes per row, how many blocks; for long rows, how many chunks.
+// The plan's layout (core/ops/variant_plan.cpp plan_scan_variant, in the block's variant,
+// lanes and chunk_len) and the grid it needs.
 struct ScanPlan {
   bool long_rows = false;
   int group = 1;
@@ -699,31 +702,14 @@ struct ScanPlan {
   i64 chunk_len = 0;  // elements per chunk (the last of a row may be shorter): whole tiles
 };
 
-ScanPlan plan_scan(const abi::ScanParams& p, int multiprocessors) {
+ScanPlan grid_for(const abi::ScanParams& p, int multiprocessors) {
   const i64 sms = multiprocessors > 0 ? multiprocessors : 1;
   ScanPlan plan;
-  // Rows next to each other in memory (a scan along a leading dim): a lane per row reads
-  // one coalesced line per warp and element; worth it once the rows fill the GPU.
-  const bool side_by_side =
-      p.in_row_stride != 1 && p.outer_ndim > 0 && p.in_outer_strides[p.outer_ndim - 1] == 1;
-  if (side_by_side && p.rows >= sms * 256) {
-    plan.group = 1;
-  } else if (p.row_len <= i64(kMaxGroup) * kGroupItems) {
-    while (i64(plan.group) * kGroupItems < p.row_len) plan.group *= 2;
-  } else if (p.rows >= sms * 64) {
-    plan.group = kMaxGroup;  // enough rows that a warp each keeps every SM busy
-  } else {
-    plan.long_rows = true;  // few long rows: a block each
-    // Fewer rows than two per SM leave most of the GPU idle: split each row into chunks of
-    // whole tiles, about 8 blocks per SM in all (two waves of 4 resident 512-thread blocks).
-    const i64 tiles = (p.row_len + kLongTile - 1) / kLongTile;
-    const i64 target = sms * 8;
-    i64 per_row = p.rows < sms * 2 ? target / p.rows : 1;
-    if (per_row > tiles) per_row = tiles;
-    if (per_row >= 2) {
-      plan.chunk_len = (tiles + per_row - 1) / per_row * kLongTile;
-      plan.chunks = (p.row_len + plan.chunk_len - 1) / plan.chunk_len;
-    }
+  plan.long_rows = p.variant != abi::kScanLanes;
+  plan.group = p.variant == abi::kScanLanes ? p.lanes : 1;
+  if (p.variant == abi::kScanChunked) {
+    plan.chunk_len = p.chunk_len;
+    plan.chunks = (p.row_len + p.chunk_len - 1) / p.chunk_len;
   }
   const i64 per_block = plan.long_rows ? 1 : kGroupBlock / plan.group;
   const i64 wanted = (p.rows + per_block - 1) / per_block;
@@ -777,23 +763,22 @@ Error enqueue(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuffer*
   void* indices = kExtreme<Op> ? buffers[2].address : nullptr;
   const int in_bytes = dtype_bytes(p.in_dtype);
   if (plan.chunks > 1) {
-    const i64 count = p.rows * plan.chunks;  // at most 8 per SM (plan_scan)
+    const i64 count = p.rows * plan.chunks;  // about 8 per SM (plan_scan_variant)
     void* scratch = nullptr;
     if (keep_pool_memory() != kSuccess) (void)last_launch_error();  // only slower without it
-    if (malloc_async(&scratch, std::size_t(count) * sizeof(ScanState<C>), s) == kSuccess) {
-      auto* states = static_cast<ScanState<C>*>(scratch);
-      scan_chunk_states_kernel<Op, C><<<unsigned(count), kLongBlock, 0, s>>>(
-          p, plan.chunk_len, plan.chunks, in_bytes, in, states);
-      scan_chunk_prefixes_kernel<Op, C>
-          <<<unsigned(p.rows), kCarryBlock, 0, s>>>(states, plan.chunks);
-      scan_chunks_kernel<Op, C><<<unsigned(count), kLongBlock, 0, s>>>(
-          p, plan.chunk_len, plan.chunks, in_bytes, out, in, indices, states);
-      const Error launched = last_launch_error();
-      const Error freed = free_async(scratch, s);
-      return launched != kSuccess ? launched : freed;
-    }
-    // No pool (or no memory for it): the error is cleared and the rows take a block each.
-    (void)last_launch_error();
+    // The chunked variant runs as asked or fails with the runtime's error: no pool (or no
+    // memory for the states) is reported, never swapped for the block-per-row kernel.
+    const Error got = malloc_async(&scratch, std::size_t(count) * sizeof(ScanState<C>), s);
+    if (got != kSuccess) return got;
+    auto* states = static_cast<ScanState<C>*>(scratch);
+    scan_chunk_states_kernel<Op, C><<<unsigned(count), kLongBlock, 0, s>>>(
+        p, plan.chunk_len, plan.chunks, in_bytes, in, states);
+    scan_chunk_prefixes_kernel<Op, C><<<unsigned(p.rows), kCarryBlock, 0, s>>>(states, plan.chunks);
+    scan_chunks_kernel<Op, C><<<unsigned(count), kLongBlock, 0, s>>>(
+        p, plan.chunk_len, plan.chunks, in_bytes, out, in, indices, states);
+    const Error launched = last_launch_error();
+    const Error freed = free_async(scratch, s);
+    return launched != kSuccess ? launched : freed;
   }
   if (plan.long_rows)
     scan_long_rows_kernel<Op, C><<<plan.blocks, kLongBlock, 0, s>>>(p, in_bytes, out, in, indices);
@@ -822,16 +807,16 @@ Error enqueue_op(const abi::ScanParams& p, const ScanPlan& plan, const BoundBuff
 
 }  // namespace
 
-ElementwiseLaunchResult launch_scan(const abi::ScanParams& p, const BoundBuffer* buffers,
-                                    int num_buffers, const ElementwiseOptions& options,
-                                    void* stream) {
+static ElementwiseLaunchResult launch_scan(const abi::ScanParams& p, const BoundBuffer* buffers,
+                                           int num_buffers, const ElementwiseOptions& options,
+                                           void* stream) {
   // BackendDevice::launch validated the block (core/families/scan_family.cpp).
   (void)num_buffers;
   ElementwiseLaunchResult result;
   result.call = "scan launch";
   result.path = ElementwisePath::kGeneric;
   if (p.rows == 0 || p.row_len == 0) return result;
-  const ScanPlan plan = plan_scan(p, options.multiprocessors);
+  const ScanPlan plan = grid_for(p, options.multiprocessors);
   const Stream s = static_cast<Stream>(stream);
   Error e;
   switch (p.op) {
@@ -850,6 +835,10 @@ ElementwiseLaunchResult launch_scan(const abi::ScanParams& p, const BoundBuffer*
   }
   result.error = int(e);
   return result;
+}
+
+ElementwiseLaunchResult launch_family(const abi::ScanParams& p, const GpuLaunch& l) {
+  return launch_scan(p, l.buffers, l.num_buffers, *l.options, l.stream);
 }
 
 }  // namespace nbx::gpu

@@ -16,7 +16,7 @@
 #include "kernels/gpu/compensated_sum.cuh"
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
-#include "kernels/gpu/softmax_launch.hpp"
+#include "kernels/gpu/family_launch.hpp"
 #include "kernels/gpu/softmax_rows_fast.hpp"
 
 namespace nbx::gpu {
@@ -197,9 +197,9 @@ void enqueue(const abi::SoftmaxParams& q, const BoundBuffer* buffers, const Elem
 
 }  // namespace
 
-ElementwiseLaunchResult launch_softmax(const abi::SoftmaxParams& p, const BoundBuffer* buffers,
-                                       int num_buffers, const ElementwiseOptions& options,
-                                       void* stream) {
+static ElementwiseLaunchResult launch_softmax(const abi::SoftmaxParams& p,
+                                              const BoundBuffer* buffers, int num_buffers,
+                                              const ElementwiseOptions& options, void* stream) {
   // BackendDevice::launch validated the block (core/families/softmax_family.cpp), including
   // that the variant serves it: the variant asked for is the one that runs.
   ElementwiseLaunchResult result;
@@ -224,6 +224,10 @@ ElementwiseLaunchResult launch_softmax(const abi::SoftmaxParams& p, const BoundB
     enqueue<float>(q, buffers, options, s);
   result.error = int(last_launch_error());
   return result;
+}
+
+ElementwiseLaunchResult launch_family(const abi::SoftmaxParams& p, const GpuLaunch& l) {
+  return launch_softmax(p, l.buffers, l.num_buffers, *l.options, l.stream);
 }
 
 }  // namespace nbx::gpu

@@ -1,5 +1,5 @@
 // Host interface of the "softmax" family's contiguous-row kernels (softmax_rows_fast.cu),
-// plain C++ like softmax_launch.hpp. launch_softmax calls it first, after validation, when
+// plain C++ like family_launch.hpp. launch_softmax calls it first, after validation, when
 // the device was opened with NBX_GPU_ROWS=fast or fast-only (ElementwiseOptions::rows_fast).
 #pragma once
 

@@ -91,8 +91,8 @@ struct CaseAdder {
   FamilyCase& add(std::string name, std::int64_t k, bool view, const Shape& shape,
                   ops::DimList dims, bool keepdim = false, const View& v = {},
                   bool specials = false) {
-    Tensor host = o.product && k > 16 && !specials ? draw_near_one(rng, dtype, shape)
-                                                   : draw_tensor(rng, dtype, shape, specials);
+    Tensor host = o.product && k > 16 ? draw_near_one(rng, dtype, shape, specials)
+                                      : draw_tensor(rng, dtype, shape, specials);
     if (o.zeros) host = with_zeros(rng, host);
     FamilyCase& c = push(std::move(name), k, view, std::move(dims), keepdim);
     add_operand(c, host, dev, v);
@@ -108,7 +108,7 @@ struct CaseAdder {
   // A large case (full mode only), drawn when it runs.
   void add_large(std::string name, std::int64_t k, const Shape& shape, ops::DimList dims,
                  Draw draw) {
-    if (o.product) draw = draw_near_one;
+    if (o.product) draw = [](Rng& r, DType d, const Shape& s) { return draw_near_one(r, d, s); };
     FamilyCase& c = push(std::move(name), k, false, std::move(dims), false);
     defer_operands(
         c, rng, [draw, shape, dtype = dtype, dev = dev, zeros = o.zeros](FamilyCase& self, Rng& r) {

@@ -90,7 +90,8 @@ struct ScanCases {
 
   // Values for rows of `len`: products of more than 65 terms take factors near ±1.
   Draw values_for(std::int64_t len) const {
-    return kind == ScanKind::kProduct && len > 65 ? Draw(draw_near_one) : Draw(plain);
+    if (kind != ScanKind::kProduct || len <= 65) return plain;
+    return [](Rng& r, DType d, const Shape& s) { return draw_near_one(r, d, s); };
   }
 
   // A scan along `dim` of `draw`'s values (viewed through `view`); k is the row length.

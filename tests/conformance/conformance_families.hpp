@@ -48,7 +48,8 @@ struct FamilyCase {
 
 struct FamilySpec {
   std::string_view name;    // "sum", "norm_p2", "layer_norm", …
-  std::string_view family;  // "reduce", "scan", "softmax", "norm", "linalg", "creation"
+  std::string_view family;  // "reduce", "scan", "softmax", "norm", "linalg", "creation",
+                            // "gather"
   bool exact;               // float results exact by definition (selections, triangles)
   std::vector<FamilyCase> (*cases)(DType dtype, Rng& rng, const Device& device);
 };
@@ -60,11 +61,12 @@ const FamilySpec* find_family_spec(std::string_view name);
 std::vector<std::string> family_names();
 
 // The per-family tables (conformance_cases_rows.cpp, …_scan.cpp, …_rownorm.cpp,
-// …_linalg.cpp).
+// …_linalg.cpp, …_gather.cpp).
 std::span<const FamilySpec> reduce_specs();
 std::span<const FamilySpec> scan_specs();
 std::span<const FamilySpec> softmax_norm_specs();
 std::span<const FamilySpec> linalg_creation_specs();
+std::span<const FamilySpec> gather_specs();
 
 // Seeded values on the host, contiguous: floats of magnitude 2^-6 … 2 with random signs
 // (bounded, so sums cannot overflow in one order and not in another), integers in
@@ -83,8 +85,9 @@ Tolerance growth_tolerance(Growth growth, DType out, std::int64_t k);
 Tensor draw_ties(Rng& rng, DType dtype, const Shape& shape);
 // Factors whose long products neither vanish nor overflow: floats ±e^u, |u| <= 0.001;
 // integers odd in -3 … 3 (1 or 3 unsigned; an even factor would wrap a product to 0); bools
-// mostly true.
-Tensor draw_near_one(Rng& rng, DType dtype, const Shape& shape);
+// mostly true. `specials` as draw_tensor's: a float32 product that underflowed before an
+// infinity (0 · inf = NaN) would part ways with the host's float64 one.
+Tensor draw_near_one(Rng& rng, DType dtype, const Shape& shape, bool specials = false);
 // `values` (row-major) as a host tensor of `dtype`.
 Tensor tensor_of(const std::vector<double>& values, const Shape& shape, DType dtype);
 // Adds `host` to the case: `view` applied on both sides, the reference made contiguous.

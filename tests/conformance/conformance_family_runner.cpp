@@ -150,8 +150,23 @@ CellResult run_family_cell(const Device& dut, const FamilySpec& spec, DType dtyp
   return r;
 }
 
+namespace {
+
+// NaN in row 1, +inf in row 2, -inf next to +inf in row 3 of a float tensor of 4 rows or more.
+void plant_specials(Rng& rng, DType dtype, const Shape& shape, std::vector<double>& v) {
+  if (!is_floating(dtype) || shape.size() < 2 || shape[0] < 4) return;
+  const std::int64_t row = numel(shape) / shape[0];
+  if (row < 2) return;
+  v[std::size_t(row + rng.below(row))] = NAN;
+  v[std::size_t(2 * row + rng.below(row))] = INFINITY;
+  v[std::size_t(3 * row)] = -INFINITY;
+  v[std::size_t(3 * row + 1 + rng.below(row - 1))] = INFINITY;
+}
+
 constexpr double kPowersOfTwo[] = {1.0 / 128, 1.0 / 64, 1.0 / 32, 1.0 / 16,
                                    1.0 / 8,   1.0 / 4,  1.0 / 2,  1.0};
+
+}  // namespace
 
 Tensor draw_tensor(Rng& rng, DType dtype, const Shape& shape, bool specials) {
   const std::int64_t n = numel(shape);
@@ -168,15 +183,7 @@ Tensor draw_tensor(Rng& rng, DType dtype, const Shape& shape, bool specials) {
       x = double(dtype == DType::kUInt8 ? rng.range(0, 5) : rng.range(-5, 5));
     }
   }
-  if (specials && is_floating(dtype) && shape.size() >= 2 && shape[0] >= 4) {
-    const std::int64_t row = n / shape[0];
-    if (row >= 2) {
-      v[std::size_t(row + rng.below(row))] = NAN;
-      v[std::size_t(2 * row + rng.below(row))] = INFINITY;
-      v[std::size_t(3 * row)] = -INFINITY;
-      v[std::size_t(3 * row + 1 + rng.below(row - 1))] = INFINITY;
-    }
-  }
+  if (specials) plant_specials(rng, dtype, shape, v);
   return Tensor::from_host(v, shape, host_device()).to(dtype);
 }
 
@@ -210,7 +217,7 @@ Tensor draw_ties(Rng& rng, DType dtype, const Shape& shape) {
   return tensor_of(v, shape, dtype);
 }
 
-Tensor draw_near_one(Rng& rng, DType dtype, const Shape& shape) {
+Tensor draw_near_one(Rng& rng, DType dtype, const Shape& shape, bool specials) {
   std::vector<double> v(static_cast<std::size_t>(numel(shape)));
   for (double& x : v) {
     const double sign = rng.below(2) ? -1.0 : 1.0;
@@ -223,6 +230,7 @@ Tensor draw_near_one(Rng& rng, DType dtype, const Shape& shape) {
     else
       x = sign * (rng.below(2) ? 3 : 1);
   }
+  if (specials) plant_specials(rng, dtype, shape, v);
   return tensor_of(v, shape, dtype);
 }
 
@@ -252,7 +260,8 @@ namespace nbx::conformance {
 std::span<const FamilySpec> family_specs() {
   static const std::vector<FamilySpec> all = [] {
     std::vector<FamilySpec> v;
-    for (auto part : {reduce_specs(), scan_specs(), softmax_norm_specs(), linalg_creation_specs()})
+    for (auto part : {reduce_specs(), scan_specs(), softmax_norm_specs(), linalg_creation_specs(),
+                      gather_specs()})
       v.insert(v.end(), part.begin(), part.end());
     return v;
   }();

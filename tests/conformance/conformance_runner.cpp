@@ -162,9 +162,10 @@ std::vector<std::string> ops_of_families(const std::vector<std::string>& familie
   const std::vector<std::string> known = family_names();
   for (const std::string& f : families)
     if (std::find(known.begin(), known.end(), f) == known.end())
-      throw InvalidArgument("conformance", "conformance: '" + f +
-                                               "' is not a family of the suite (elementwise, "
-                                               "reduce, scan, softmax, norm, linalg, creation).");
+      throw InvalidArgument("conformance",
+                            "conformance: '" + f +
+                                "' is not a family of the suite (elementwise, "
+                                "reduce, scan, softmax, norm, linalg, creation, gather).");
   auto wanted = [&](std::string_view f) {
     return families.empty() || std::find(families.begin(), families.end(), f) != families.end();
   };

@@ -1,6 +1,8 @@
 // Helpers of the CUDA/HIP tests (see the header).
 #include "tests/gpu/gpu_test_support.hpp"
 
+#include "core/ops/variant_plan.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -180,6 +182,7 @@ std::vector<std::vector<std::byte>> run_cases_queued(BackendDevice& device,
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
       params.push_back(make_params(c));
+      params.back().variant = ops::elementwise_variant_for(device, params.back().numel);
       auto upload = [&](const Operand& o, bool written) {
         DeviceMemory m = device.allocate(o.storage.size());
         buffers[i].push_back({m, written});
@@ -215,7 +218,8 @@ std::vector<std::vector<std::byte>> run_cases_queued(BackendDevice& device,
 }
 
 std::vector<std::byte> run_case(BackendDevice& device, const Case& c) {
-  const abi::ElementwiseParams p = make_params(c);
+  abi::ElementwiseParams p = make_params(c);
+  p.variant = ops::elementwise_variant_for(device, p.numel);  // as the wrappers plan it
   std::vector<KernelBuffer> buffers;
   auto upload = [&](const Operand& o, bool written) {
     DeviceMemory m = device.allocate(o.storage.size());

@@ -12,6 +12,7 @@
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/ops/elementwise.hpp"
+#include "core/ops/variant_plan.hpp"
 #include "core/tensor.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
@@ -82,6 +83,7 @@ class Program {
       fill(p.in[k++], a);
       buffers.push_back({a.scalar ? DeviceMemory{} : a.mem, false});
     }
+    p.variant = ops::elementwise_variant_for(dev_, n);  // batched up to the batch size
     KernelLaunch launch;
     launch.family = nbx::KernelFamily::kElementwise;
     launch.buffers = buffers;

@@ -229,6 +229,7 @@ TEST_CASE("malformed scan launches are refused by name") {
   abi::ScanParams p{};
   p.op = abi::kScan_cumsum;
   p.in_dtype = p.out_dtype = p.accumulate_dtype = int(DType::kFloat32);
+  p.lanes = 4;  // scan.lanes: 4 lanes of 4 elements cover a row of 16
   p.outer_ndim = 1;
   p.outer_sizes[0] = 4;
   p.in_outer_strides[0] = p.out_outer_strides[0] = 16;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "core/ops/creation.hpp"
 #include "core/ops/elementwise.hpp"
 #include "core/ops/explain.hpp"
+#include "core/ops/index.hpp"
 #include "core/ops/linalg.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
@@ -65,6 +67,18 @@ std::vector<Case> cases() {
       {"cumsum", DType::kFloat32, {16, 1000}, [](const Tensor& x) { ops::cumsum(x, 1); }},
       {"add", DType::kFloat32, {64, 64}, [](const Tensor& x) { ops::add(x, x); }},
       {"matmul", DType::kFloat32, {64, 64}, [](const Tensor& x) { ops::matmul(x, x); }},
+      {"arange",
+       DType::kFloat32,
+       {1000},
+       [](const Tensor& x) { ops::arange(0, 1000, 1, DType::kFloat32, x.device()); }},
+      {"embedding",
+       DType::kFloat32,
+       {512, 64},
+       [](const Tensor& w) {
+         std::vector<std::int64_t> rows(128);
+         for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = std::int64_t(k * 37 % 512);
+         ops::embedding(Tensor::from_host(rows, {128}, w.device()), w);
+       }},
   };
 }
 
@@ -80,14 +94,17 @@ TEST_CASE("the variant explain names is the one the backend launched, on every d
   for (const Device& d : present_devices()) {
     const BackendDevice& bd = d.context().backend_device();
     unsigned seed = 20261201;
+    std::set<KernelFamily> seen;
     for (const Case& c : cases()) {
       const std::string what = c.op + " " + std::string(dtype_name(c.dtype)) + " " +
                                to_string(c.shape) + " on " + d.str();
       CAPTURE(what);
       const ops::PlanTarget target{d.capabilities(), d.str(), d.display_name(), &bd};
       std::vector<DType> dtypes{c.dtype};
+      std::vector<Shape> shapes{c.shape};
       if (c.op == "add" || c.op == "matmul") dtypes.push_back(c.dtype);
-      const ops::OpExplanation e = ops::explain(c.op, dtypes, {c.shape}, target);
+      if (c.op == "embedding") dtypes.push_back(DType::kInt64), shapes.push_back({128});
+      const ops::OpExplanation e = ops::explain(c.op, dtypes, shapes, target);
       if (e.refused) {  // the device lacks a dtype: the op must refuse the same way
         CHECK_THROWS_AS(c.run(random(c.shape, DType::kFloat32, d, seed)), Unsupported);
         continue;
@@ -98,6 +115,11 @@ TEST_CASE("the variant explain names is the one the backend launched, on every d
       const LaunchRecord ran = bd.last_launch();
       CHECK(v->value == variant_name(ran.family, ran.variant));
       CHECK(e.family == family_spec(ran.family).name);
+      seen.insert(ran.family);
     }
+    // Every family with public ops has a case here (the diagnostics have none).
+    for (const FamilySpec& spec : all_families())
+      if (spec.family != KernelFamily::kTimestamp && spec.family != KernelFamily::kCopyProbe)
+        CHECK_MESSAGE(seen.count(spec.family), (std::string(spec.name) + " has no case"));
   }
 }

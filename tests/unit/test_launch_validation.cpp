@@ -53,7 +53,7 @@ void run(const Device& d, const RawLaunch& r) {
 
 // Well-formed launches over 4 rows of 8 float32 values (never all zero).
 struct Operands {
-  Tensor x, out, rows_out, idx;
+  Tensor x, out, rows_out, idx, rows_picked;
   explicit Operands(const Device& d) {
     std::vector<float> v(32);
     for (int i = 0; i < 32; ++i) v[std::size_t(i)] = 0.25f * float(i % 7) - 0.5f;
@@ -61,6 +61,7 @@ struct Operands {
     out = Tensor::empty({4, 8}, DType::kFloat32, d);
     rows_out = Tensor::empty({4}, DType::kFloat32, d);
     idx = Tensor::empty({4, 8}, DType::kInt64, d);
+    rows_picked = Tensor::from_host(std::vector<std::int64_t>{3, 0, 2, 0}, {4}, d);
   }
   KernelBuffer w(const Tensor& t) const { return {t.storage()->memory(), true}; }
   KernelBuffer r(const Tensor& t) const { return {t.storage()->memory(), false}; }
@@ -115,6 +116,7 @@ RawLaunch cummax(const Operands& o) {
   abi::ScanParams p{};
   p.op = abi::kScan_cummax;
   p.in_dtype = p.out_dtype = p.accumulate_dtype = kF32;
+  p.lanes = 1;  // variant scan.lanes, a lane per row (every backend runs it)
   p.outer_ndim = 1;
   p.rows = 4;
   p.row_len = 8;
@@ -168,6 +170,26 @@ RawLaunch matmul(const Operands& o) {  // [4, 8] @ [8, 4] read from x and its tr
   p.out_row_stride = 4, p.out_col_stride = 1;
   p.alpha = 1.0;
   return raw(p, {o.w(o.out), o.r(o.x), o.r(o.x)});
+}
+
+RawLaunch index_select_rows(const Operands& o) {  // out row r = x row rows_picked[r]
+  abi::GatherParams p{};
+  p.op = abi::kGather_index_select;
+  p.dtype = kF32;
+  p.index_dtype = std::int32_t(DType::kInt64);
+  p.ndim = 2;
+  p.variant = abi::kGatherStrided;
+  p.numel = 32;
+  p.bound = 4;
+  p.sizes[0] = 4;
+  p.sizes[1] = 8;
+  p.out_strides[0] = 8;
+  p.out_strides[1] = 1;
+  p.src_strides[1] = 1;  // dim 0 is the indexed one: its stride is src_index_stride
+  p.src_index_stride = 8;
+  p.index_strides[0] = 1;
+  p.index_positions[0] = 1;
+  return raw(p, {o.w(o.out), o.r(o.x), o.r(o.rows_picked)});
 }
 
 struct Misuse {
@@ -241,6 +263,88 @@ std::vector<Misuse> misuses() {
        mutate(matmul,
               [](RawLaunch& r) { r.as<abi::MatmulParams>().a_dtype = std::int32_t(DType::kBool); }),
        false, "A and B are bool"},
+      {"a gather output one element past its allocation",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                const auto elements = std::int64_t(r.buffers[0].memory.bytes / 4);
+                r.as<abi::GatherParams>().out_offset = elements - 31;
+              }),
+       false, "the output reaches element"},
+      {"a gather input one element past its allocation",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                const auto elements = std::int64_t(r.buffers[1].memory.bytes / 4);
+                r.as<abi::GatherParams>().src_offset = elements - 31;
+              }),
+       false, "the input reaches element"},
+      {"a gather index one element past its allocation",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                const auto elements = std::int64_t(r.buffers[2].memory.bytes / 8);
+                r.as<abi::GatherParams>().index_offset = elements - 3;
+              }),
+       false, "the index reaches element"},
+      {"int32 indices one element past an index buffer's end",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                // Counted in 4-byte words: an int32 view of the int64 buffer must be checked
+                // in its own element size.
+                auto& p = r.as<abi::GatherParams>();
+                p.index_dtype = std::int32_t(DType::kInt32);
+                p.index_offset = std::int64_t(r.buffers[2].memory.bytes / 4) - 3;
+              }),
+       false, "the index reaches element"},
+      {"a gather with a negative bound",
+       mutate(index_select_rows, [](RawLaunch& r) { r.as<abi::GatherParams>().bound = -1; }), false,
+       "the bound -1 is negative"},
+      {"a gather with a float32 index",
+       mutate(index_select_rows,
+              [](RawLaunch& r) { r.as<abi::GatherParams>().index_dtype = kF32; }),
+       false, "is not int32 or int64"},
+      {"a gather with its index buffer missing",
+       mutate(index_select_rows, [](RawLaunch& r) { r.buffers.pop_back(); }), false,
+       "2 buffers bound; the launch takes 3"},
+      {"a gather with one buffer too many",
+       mutate(index_select_rows, [](RawLaunch& r) { r.buffers.push_back(r.buffers[1]); }), false,
+       "4 buffers bound; the family binds at most 3"},
+      {"an unknown gather op",
+       mutate(index_select_rows, [](RawLaunch& r) { r.as<abi::GatherParams>().op = 5; }), false,
+       "unknown op code 5"},
+      {"a gather whose numel is not the product of its sizes",
+       mutate(index_select_rows, [](RawLaunch& r) { r.as<abi::GatherParams>().numel = 31; }), false,
+       "numel 31 is not the product of the sizes (32)"},
+      {"a gather with sizes multiplying past 2^63",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                auto& p = r.as<abi::GatherParams>();
+                p.sizes[0] = p.sizes[1] = std::int64_t(1) << 32;
+              }),
+       false, "the sizes multiply past 2^63"},
+      {"a gather input stride along the indexed dim near 2^62 (no wrap)",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                // (bound - 1) · 2^62 wraps int64 to a small count without the overflow check.
+                r.as<abi::GatherParams>().src_index_stride = std::int64_t(1) << 62;
+              }),
+       false, "the input reaches past 2^63 elements"},
+      {"a gather index stride near 2^62 (no wrap)",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                r.as<abi::GatherParams>().index_strides[0] = (std::int64_t(1) << 62) + 1;
+              }),
+       false, "the index reaches past 2^63 elements"},
+      {"a gather output offset near 2^62",
+       mutate(index_select_rows,
+              [](RawLaunch& r) { r.as<abi::GatherParams>().out_offset = std::int64_t(1) << 62; }),
+       false, "the output reaches element"},
+      {"a gather with a negative index position stride",
+       mutate(index_select_rows,
+              [](RawLaunch& r) { r.as<abi::GatherParams>().index_positions[0] = -1; }),
+       false, "an index position stride is negative"},
+      {"a gather with a negative src stride",
+       mutate(index_select_rows,
+              [](RawLaunch& r) { r.as<abi::GatherParams>().src_strides[1] = -1; }),
+       false, "the input has a negative stride"},
       {"the timestamp family on a device without it",
        [](const Operands& o) { return raw(abi::TimestampParams{-1}, {o.w(o.idx)}); }, false,
        "negative offset"},
@@ -264,7 +368,8 @@ TEST_CASE("well-formed raw launches of every family run on every backend") {
   for (const Device& d : present_devices()) {
     CAPTURE(d.str());
     const Operands o(d);
-    for (auto make : {reduce_sum, softmax_rows, layer_norm, cummax, tril, add, matmul})
+    for (auto make :
+         {reduce_sum, softmax_rows, layer_norm, cummax, tril, add, matmul, index_select_rows})
       CHECK_NOTHROW(run(d, make(o)));
     // Two of them checked by value: sum of row 0 and the tril's zero above the diagonal.
     run(d, reduce_sum(o));
@@ -277,6 +382,16 @@ TEST_CASE("well-formed raw launches of every family run on every backend") {
     const std::vector<float> t = o.out.to_host<float>();
     CHECK(t[1] == 0.0f);
     CHECK(t[8] == x[8]);
+    // The gather launch: output row r is x's row rows_picked[r] (3, 0, 2, 0).
+    run(d, index_select_rows(o));
+    const std::vector<float> picked = o.out.to_host<float>();
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 8; ++c)
+        CHECK(picked[std::size_t(r * 8 + c)] == x[std::size_t((r == 0   ? 3
+                                                               : r == 2 ? 2
+                                                                        : 0) *
+                                                                  8 +
+                                                              c)]);
   }
 }
 

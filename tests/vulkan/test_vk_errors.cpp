@@ -332,6 +332,7 @@ TEST_CASE("raw scan launches: malformed blocks are refused before recording") {
   abi::ScanParams p{};
   p.op = abi::kScan_cumsum;
   p.in_dtype = p.out_dtype = p.accumulate_dtype = kF32;
+  p.lanes = 1;  // scan.lanes: Vulkan walks a row per invocation
   row_layout(p);
   const std::vector<KernelBuffer> bufs = {out_buf(out), in_buf(x)};
   launch("scan", bufs, p);

@@ -1,0 +1,98 @@
+// Kernel family "gather" on Vulkan: this backend's own limits on an abi::GatherParams launch
+// (the 32-bit index path of kernels/vulkan/gather.comp, maxStorageBufferRange), the shader's
+// uniform block, one dispatch. BackendDevice::launch validated the block
+// (core/families/gather_family.cpp).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
+#include "backends/vulkan/vk_launch_checks.hpp"
+#include "core/dtype.hpp"
+#include "core/families/kernel_family.hpp"
+
+namespace nbx::vulkan {
+namespace {
+
+// The uniform block of gather.comp (std140, all uvec4).
+struct GpuParams {
+  std::uint32_t head[4];     // numel, ndim, grid invocations, bound
+  std::uint32_t offsets[4];  // out, input, index, the input's stride along the indexed dim
+  std::uint32_t misc[4];     // the fault record's op
+  std::uint32_t sizes[8], out_strides[8], src_strides[8], index_strides[8], positions[8];
+};
+static_assert(sizeof(GpuParams) == 208);
+
+constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shader's uint arithmetic, with room
+
+}  // namespace
+
+void launch_family(VulkanDevice& dev, const abi::GatherParams& p, const KernelLaunch& launch) {
+  const DeviceContext& ctx = dev.context();
+  const LaunchChecks chk(ctx, family_spec(KernelFamily::kGather).op_name(p.op));
+  if (p.numel == 0) return;
+  if (p.numel > kMaxIndex || p.bound > kMaxIndex)
+    chk.refuse("max_elements", std::to_string(std::max(p.numel, p.bound)) +
+                                   " elements exceed the 2^31 - 1 the 32-bit index path supports");
+  const DType t = DType(p.dtype), it = DType(p.index_dtype);
+  auto reach = [&](std::int64_t offset, const std::int64_t* strides, const char* label) {
+    std::int64_t last = offset;
+    for (int d = 0; d < p.ndim; ++d) chk.reach(last, p.sizes[d], strides[d], label);
+    return last;
+  };
+  const std::int64_t out_last = reach(p.out_offset, p.out_strides, "the output");
+  chk.inside("the output", p.out_offset, out_last, t, launch.buffers[0].memory, kMaxIndex);
+  // With an empty indexed dim every index faults and no input element is read: the input
+  // may have no buffer at all (take of an empty tensor), as the family's validate allows.
+  if (p.bound > 0) {
+    std::int64_t src_last = reach(p.src_offset, p.src_strides, "the input");
+    chk.reach(src_last, p.bound, p.src_index_stride, "the input");
+    chk.inside("the input", p.src_offset, src_last, t, launch.buffers[1].memory, kMaxIndex);
+  }
+  // int64 indices are read as word pairs: word 2 * last + 1 must stay on the index path.
+  const std::int64_t index_last = reach(p.index_offset, p.index_strides, "the index");
+  chk.inside("the index", p.index_offset, index_last, it, launch.buffers[2].memory,
+             it == DType::kInt64 ? kMaxIndex / 2 - 1 : kMaxIndex);
+  std::int64_t position_last = 0;
+  for (int d = 0; d < p.ndim; ++d)
+    chk.reach(position_last, p.sizes[d], p.index_positions[d], "the index positions");
+  if (position_last > kMaxIndex) chk.bad("index positions beyond 2^31 - 1");
+
+  GpuParams g{};
+  const std::uint32_t wg = dev.workgroup_size();
+  const auto& f = ctx.features;
+  const std::uint64_t groups = std::min<std::uint64_t>(
+      {(std::uint64_t(p.numel) + wg - 1) / wg, f.max_workgroup_count_x, 1u << 22});
+  g.head[0] = std::uint32_t(p.numel);
+  g.head[1] = std::uint32_t(p.ndim);
+  g.head[2] = std::uint32_t(groups * wg);
+  g.head[3] = std::uint32_t(p.bound);
+  g.offsets[0] = std::uint32_t(p.out_offset);
+  g.offsets[1] = std::uint32_t(p.src_offset);
+  g.offsets[2] = std::uint32_t(p.index_offset);
+  g.offsets[3] = std::uint32_t(p.src_index_stride);
+  g.misc[0] = std::uint32_t(abi::fault_op(abi::kFamily_gather, p.op));
+  for (int d = 0; d < p.ndim; ++d) {
+    g.sizes[d] = std::uint32_t(p.sizes[d]);
+    g.out_strides[d] = std::uint32_t(p.out_strides[d]);
+    g.src_strides[d] = std::uint32_t(p.src_strides[d]);
+    g.index_strides[d] = std::uint32_t(p.index_strides[d]);
+    g.positions[d] = std::uint32_t(p.index_positions[d]);
+  }
+  const std::uint32_t spec[] = {wg, std::uint32_t(dtype_size(t)), it == DType::kInt64 ? 1u : 0u,
+                                std::uint32_t(p.wrap_negative)};
+  const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
+                                  {launch.buffers[1].memory, false},
+                                  {launch.buffers[2].memory, false}};
+  Dispatch d;
+  d.module = "gather";
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(groups);
+  dev.record(d);
+}
+
+}  // namespace nbx::vulkan
