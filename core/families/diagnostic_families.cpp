@@ -37,10 +37,6 @@ constexpr BufferRole kTimestampBuffers[] = {{"slots", true}};
 constexpr BufferRole kCopyBuffers[] = {{"destination", true}, {"source"}};
 constexpr std::string_view kOneVariant[] = {"plain"};
 
-std::string describe_fault(const abi::FaultRecord& r) {
-  return describe_common_fault(r);
-}
-
 }  // namespace
 
 extern const FamilySpec timestamp_family{KernelFamily::kTimestamp,
@@ -54,7 +50,7 @@ extern const FamilySpec timestamp_family{KernelFamily::kTimestamp,
                                          validate_bytes<abi::TimestampParams, validate_timestamp>,
                                          serves_all,
                                          no_variant_field,
-                                         describe_fault};
+                                         describe_common_fault};
 
 extern const FamilySpec copy_probe_family{KernelFamily::kCopyProbe,
                                           "copy_probe",
@@ -67,6 +63,6 @@ extern const FamilySpec copy_probe_family{KernelFamily::kCopyProbe,
                                           validate_bytes<abi::CopyProbeParams, validate_copy_probe>,
                                           serves_all,
                                           no_variant_field,
-                                          describe_fault};
+                                          describe_common_fault};
 
 }  // namespace nbx::families

@@ -71,10 +71,6 @@ void validate(const abi::ElementwiseParams& p, std::span<const KernelBuffer> buf
 constexpr BufferRole kBuffers[] = {{"out", true}, {"input 0"}, {"input 1"}, {"input 2"}};
 constexpr std::string_view kVariants[] = {"strided", "batched"};
 
-std::string describe_fault(const abi::FaultRecord& r) {
-  return describe_common_fault(r);
-}
-
 }  // namespace
 
 extern const FamilySpec elementwise_family{
@@ -89,6 +85,6 @@ extern const FamilySpec elementwise_family{
     validate_bytes<abi::ElementwiseParams, validate>,
     serves_all,
     set_field<abi::ElementwiseParams, &abi::ElementwiseParams::variant>,
-    describe_fault};
+    describe_common_fault};
 
 }  // namespace nbx::families

@@ -42,10 +42,6 @@ void validate(const abi::FillParams& p, std::span<const KernelBuffer> buffers,
 
 constexpr BufferRole kBuffers[] = {{"out", true}, {"input"}};
 
-std::string describe_fault(const abi::FaultRecord& r) {
-  return describe_common_fault(r);
-}
-
 }  // namespace
 
 extern const FamilySpec fill_family{KernelFamily::kFill,
@@ -59,6 +55,6 @@ extern const FamilySpec fill_family{KernelFamily::kFill,
                                     validate_bytes<abi::FillParams, validate>,
                                     serves_all,
                                     no_variant_field,
-                                    describe_fault};
+                                    describe_common_fault};
 
 }  // namespace nbx::families

@@ -72,10 +72,6 @@ std::string variant_refusal(std::int32_t variant, const abi::MatmulParams& p, in
 
 constexpr BufferRole kBuffers[] = {{"out", true}, {"A"}, {"B"}, {"addend"}};
 
-std::string describe_fault(const abi::FaultRecord& r) {
-  return describe_common_fault(r);
-}
-
 }  // namespace
 
 extern const FamilySpec matmul_family{KernelFamily::kMatmul,
@@ -89,6 +85,6 @@ extern const FamilySpec matmul_family{KernelFamily::kMatmul,
                                       validate_bytes<abi::MatmulParams, validate>,
                                       refusal_bytes<abi::MatmulParams, variant_refusal>,
                                       set_field<abi::MatmulParams, &abi::MatmulParams::variant>,
-                                      describe_fault};
+                                      describe_common_fault};
 
 }  // namespace nbx::families

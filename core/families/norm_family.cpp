@@ -94,10 +94,6 @@ std::string variant_refusal(std::int32_t variant, const abi::NormParams& p, int)
 constexpr BufferRole kBuffers[] = {{"out", true}, {"input"},        {"weight"},
                                    {"bias"},      {"running_mean"}, {"running_var"}};
 
-std::string describe_fault(const abi::FaultRecord& r) {
-  return describe_common_fault(r);
-}
-
 }  // namespace
 
 extern const FamilySpec norm_family{KernelFamily::kNorm,
@@ -111,6 +107,6 @@ extern const FamilySpec norm_family{KernelFamily::kNorm,
                                     validate_bytes<abi::NormParams, validate>,
                                     refusal_bytes<abi::NormParams, variant_refusal>,
                                     set_field<abi::NormParams, &abi::NormParams::variant>,
-                                    describe_fault};
+                                    describe_common_fault};
 
 }  // namespace nbx::families

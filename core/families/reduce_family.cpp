@@ -99,10 +99,6 @@ std::string variant_refusal(std::int32_t variant, const abi::ReduceParams& p, in
 constexpr BufferRole kBuffers[] = {{"out", true}, {"input"}, {"indices", true}};
 constexpr std::string_view kVariants[] = {"general", "rows"};
 
-std::string describe_fault(const abi::FaultRecord& r) {
-  return describe_common_fault(r);
-}
-
 }  // namespace
 
 extern const FamilySpec reduce_family{KernelFamily::kReduce,
@@ -116,6 +112,6 @@ extern const FamilySpec reduce_family{KernelFamily::kReduce,
                                       validate_bytes<abi::ReduceParams, validate>,
                                       refusal_bytes<abi::ReduceParams, variant_refusal>,
                                       set_field<abi::ReduceParams, &abi::ReduceParams::variant>,
-                                      describe_fault};
+                                      describe_common_fault};
 
 }  // namespace nbx::families

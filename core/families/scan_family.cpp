@@ -65,10 +65,6 @@ void validate(const abi::ScanParams& p, std::span<const KernelBuffer> buffers,
 
 constexpr BufferRole kBuffers[] = {{"out", true}, {"input"}, {"indices", true}};
 
-std::string describe_fault(const abi::FaultRecord& r) {
-  return describe_common_fault(r);
-}
-
 }  // namespace
 
 extern const FamilySpec scan_family{KernelFamily::kScan,
@@ -82,6 +78,6 @@ extern const FamilySpec scan_family{KernelFamily::kScan,
                                     validate_bytes<abi::ScanParams, validate>,
                                     serves_all,
                                     set_field<abi::ScanParams, &abi::ScanParams::variant>,
-                                    describe_fault};
+                                    describe_common_fault};
 
 }  // namespace nbx::families

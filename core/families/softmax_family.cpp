@@ -79,10 +79,6 @@ std::string variant_refusal(std::int32_t variant, const abi::SoftmaxParams& p, i
 
 constexpr BufferRole kBuffers[] = {{"out", true}, {"input"}, {"mask"}};
 
-std::string describe_fault(const abi::FaultRecord& r) {
-  return describe_common_fault(r);
-}
-
 }  // namespace
 
 extern const FamilySpec softmax_family{KernelFamily::kSoftmax,
@@ -96,6 +92,6 @@ extern const FamilySpec softmax_family{KernelFamily::kSoftmax,
                                        validate_bytes<abi::SoftmaxParams, validate>,
                                        refusal_bytes<abi::SoftmaxParams, variant_refusal>,
                                        set_field<abi::SoftmaxParams, &abi::SoftmaxParams::variant>,
-                                       describe_fault};
+                                       describe_common_fault};
 
 }  // namespace nbx::families

@@ -91,11 +91,12 @@ int plan_elementwise_variant(abi::ElementwiseParams& p, const PlanTarget& target
 }
 
 int elementwise_variant_for(const BackendDevice& device, std::int64_t numel) {
+  // On every launch: the device's offer first, so a device that does not batch (host,
+  // Vulkan, NBX_GPU_BATCH=0) never looks its batch size up.
+  if (!device.offers(KernelFamily::kElementwise, abi::kElementwiseBatched))
+    return abi::kElementwiseStrided;
   const std::int64_t limit = batch_limit(&device, BackendKind::kUnknown, nullptr);
-  return limit > 0 && numel <= limit &&
-                 device.offers(KernelFamily::kElementwise, abi::kElementwiseBatched)
-             ? abi::kElementwiseBatched
-             : abi::kElementwiseStrided;
+  return limit > 0 && numel <= limit ? abi::kElementwiseBatched : abi::kElementwiseStrided;
 }
 
 int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
