@@ -20,6 +20,8 @@ struct DeviceFeatures {
   bool storage8 = false, storage16 = false;
   bool bf16_ext = false, coopmat_khr = false, coopmat_nv = false;
   bool subgroup_size_control = false, memory_budget = false, sm_builtins = false;
+  // shaderDenormPreserveFloat32/64: every module gets DenormPreserve (vk_float_controls.hpp).
+  bool denorm_preserve_f32 = false, denorm_preserve_f64 = false;
   // float16 x float16 -> float32 subgroup shapes the matmul kernel can tile, from each
   // extension's list; the Vulkan memory model, which glslang's cooperative-matrix code needs,
   // is enabled where either extension is.

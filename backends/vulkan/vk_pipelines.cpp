@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "backends/vulkan/vk_errors.hpp"
+#include "backends/vulkan/vk_float_controls.hpp"
 #include "core/errors.hpp"
 #include "nbx_vk_spirv.hpp"
 
@@ -165,6 +166,12 @@ VkShaderModule Pipelines::shader(const std::string& module) {
   std::span<const std::uint32_t> words = spirv::find(module);
   if (words.empty())
     throw Internal("vulkan: no embedded SPIR-V module named '" + module + "' in this build.");
+  std::vector<std::uint32_t> patched;
+  if (ctx_.features.denorm_preserve_f32 || ctx_.features.denorm_preserve_f64) {
+    patched = with_denorm_preserve(
+        words, {ctx_.features.denorm_preserve_f32, ctx_.features.denorm_preserve_f64});
+    words = patched;
+  }
   VkShaderModuleCreateInfo si{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   si.codeSize = words.size_bytes();
   si.pCode = words.data();

@@ -36,6 +36,13 @@ std::string vendor_name(std::uint32_t id, VkDriverId driver) {
   }
 }
 
+// What a shader does with subnormals of one width, as the backend runs it.
+std::string subnormals_text(bool preserve, bool flush) {
+  if (preserve) return "preserved (DenormPreserve set in every module)";
+  return flush ? "may flush to zero (the driver cannot preserve them; it can flush)"
+               : "may flush to zero (the driver offers no float-controls mode for them)";
+}
+
 std::string version_text(std::uint32_t v) {
   return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) +
          "." + std::to_string(VK_API_VERSION_PATCH(v));
@@ -153,6 +160,8 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
                                 ? chain.v13.subgroupSizeControl
                                 : chain.size_control.subgroupSizeControl;
   f.memory_budget = has(info.extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  f.denorm_preserve_f32 = p12.shaderDenormPreserveFloat32;
+  f.denorm_preserve_f64 = p12.shaderDenormPreserveFloat64;
   f.subgroup_size = std::max(1u, p11.subgroupSize);
   f.subgroup_ops = p11.subgroupSupportedOperations;
   f.min_subgroup_size = size_control_props ? psize.minSubgroupSize : f.subgroup_size;
@@ -252,6 +261,11 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   x["bf16"] = f.bf16_ext ? "emulated (VK_KHR_shader_bfloat16 present; glslc cannot emit it)"
                          : "emulated (16-bit words, float32 arithmetic; glslc has no bf16 type)";
   x["shader_int16"] = f.int16 ? "yes" : "no";
+  // Tests and users read these to know whether a subnormal may read or come out as zero.
+  x["float32_subnormals"] =
+      subnormals_text(f.denorm_preserve_f32, p12.shaderDenormFlushToZeroFloat32);
+  x["float64_subnormals"] =
+      subnormals_text(f.denorm_preserve_f64, p12.shaderDenormFlushToZeroFloat64);
   x["storage_8bit"] = f.storage8 ? "yes" : "no";
   x["storage_16bit"] = f.storage16 ? "yes" : "no";
   x["subgroup_ops"] = subgroup_ops_text(f.subgroup_ops);

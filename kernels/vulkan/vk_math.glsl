@@ -48,28 +48,65 @@ float nbx_expm1(float x) {
   return nbx_exp(x) - 1.0;
 }
 
+// x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2)): returns log1p(f) (fdlibm's e_logf form,
+// f - (f^2/2 - s (f^2/2 + R)) with s = f / (2 + f); about 1 ULP) and sets e. A subnormal x is
+// scaled by 2^24 first: GLSL leaves frexp/log of subnormals undefined and llvmpipe's log(3e-39)
+// was -87.80, not -88.70.
+float nbx_log_reduce(float x, out float e) {
+  float bias = 0.0;
+  if (x < 1.17549435e-38) {
+    x *= 16777216.0;
+    bias = 24.0;
+  }
+  int ei;
+  float m = frexp(x, ei);
+  if (m < 0.707106781) {
+    m *= 2.0;
+    ei -= 1;
+  }
+  e = float(ei) - bias;
+  precise float f = m - 1.0;
+  float s = f / (2.0 + f), z = s * s;
+  // 2 atanh(s) - 2s = s R: the series of R, truncated after z^5 (|s| <= 0.172: 2e-10 of R).
+  float r = z * (0.666666667 + z * (0.4 + z * (0.285714286 + z * (0.222222222 +
+            z * 0.181818182))));
+  float hfsq = 0.5 * f * f;
+  precise float lm = f - (hfsq - s * (hfsq + r));
+  return lm;
+}
+
 float nbx_log(float x) {
   if (isnan(x) || x < 0.0) return kNaN;
   if (x == 0.0) return -kInf;
   if (isinf(x)) return x;
-  return log(x);
+  float e;
+  float lm = nbx_log_reduce(x, e);
+  // ln2 split so that e * kLn2Hi is exact for |e| < 2^9 (e >= -149 - 24 here).
+  precise float v = e * 0.693145751953125 + (e * 1.428606765330187045e-06 + lm);
+  return v;
 }
 
 float nbx_log2(float x) {
   if (isnan(x) || x < 0.0) return kNaN;
   if (x == 0.0) return -kInf;
   if (isinf(x)) return x;
-  return log2(x);
+  float e;
+  float lm = nbx_log_reduce(x, e);
+  precise float v = e + lm * 1.44269504088896341;
+  return v;
 }
 
 float nbx_log1p(float x) {
   if (x == -1.0) return -kInf;
   if (x < -1.0 || isnan(x)) return kNaN;
-  // log1p(x) = log(u) * x / (u - 1) with u = 1 + x recovers the bits lost forming u.
-  float u = 1.0 + x;
+  // Kahan: log1p(x) = log(u) * x / (u - 1) with u = 1 + x recovers the bits lost forming u;
+  // it needs a log that is accurate relative to itself near 1, which GLSL's log is not
+  // (Vulkan bounds it only to 2^-21 absolute there: softplus(-10) was 4e-4 off).
+  precise float u = 1.0 + x;
   if (u == 1.0) return x;
   if (isinf(u)) return u;
-  return log(u) * (x / (u - 1.0));
+  precise float d = u - 1.0;
+  return nbx_log(u) * (x / d);
 }
 
 // sin and cos of r, |r| <= pi/4 (Taylor, error < 2e-9).
@@ -210,18 +247,31 @@ float nbx_atan2(float y, float x) {
   return y < 0.0 ? -a : a;
 }
 
-// erf via Numerical Recipes' erfc (fractional error < 1.2e-7 everywhere).
+// erf: two minimax polynomials (N. Juffa's erff, max error 0.99 ULP each): odd in x below
+// |x| = 0.9277, 1 - exp(p(|x|)) above, where erf is within 0.19 of 1 so exp's error shrinks.
+// The Numerical Recipes erfc used before was ~20 ULP near 0.05.
 float nbx_erf(float x) {
   if (isnan(x)) return x;
-  float z = abs(x);
-  if (z > 10.0) return sign(x);
-  float t = 1.0 / (1.0 + 0.5 * z);
-  float e = t * nbx_exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 +
-            t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 +
-            t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
-  // Near zero erf(x) ~ 2x/sqrt(pi): the series keeps relative precision where 1 - erfc cannot.
-  if (z < 0.05) return x * (1.1283791670955126 - 0.3761263890318375 * x * x);
-  return x >= 0.0 ? 1.0 - e : e - 1.0;
+  float t = abs(x), s = x * x, r;
+  if (t > 0.927734375) {
+    if (t > 10.0) return sign(x);
+    r = fma(-1.72853470e-5, t, 3.83197126e-4);
+    float u = fma(-3.88396438e-3, t, 2.42546219e-2);
+    r = fma(r, s, u);
+    r = fma(r, t, -1.06777877e-1);
+    r = fma(r, t, -6.34846687e-1);
+    r = fma(r, t, -1.28717512e-1);
+    r = fma(r, t, -t);
+    r = 1.0 - nbx_exp(r);
+    return x < 0.0 ? -r : r;
+  }
+  r = -5.96761703e-4;
+  r = fma(r, s, 4.99119423e-3);
+  r = fma(r, s, -2.67681349e-2);
+  r = fma(r, s, 1.12819925e-1);
+  r = fma(r, s, -3.76125336e-1);
+  r = fma(r, s, 1.28379166e-1);
+  return fma(r, x, x);  // keeps the sign of zero
 }
 
 // pow with C99/PyTorch special cases; |a|^b = 2^(b log2|a|).

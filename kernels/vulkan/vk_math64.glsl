@@ -6,9 +6,12 @@ double nbx_exp_d(double x) {
   if (isnan(x)) return x;
   if (x > 709.782712893384LF) return double(kInf);
   if (x < -745.2LF) return 0.0LF;
-  double n = roundEven(x * 1.4426950408889634LF);
+  // `precise`: the split works only in the written order and unfused. Without it NVIDIA's
+  // driver computed exp(-670) 2.2e-14 off relative (the error growing with |n|, as from
+  // x - n * (hi + lo) re-associated); llvmpipe kept the order.
+  precise double n = roundEven(x * 1.4426950408889634LF);
   // fdlibm's ln2 split: n * kLn2Hi is exact for |n| < 2^11.
-  double r = (x - n * 6.93147180369123816490e-01LF) - n * 1.90821492927058770002e-10LF;
+  precise double r = (x - n * 6.93147180369123816490e-01LF) - n * 1.90821492927058770002e-10LF;
   // Taylor to degree 13 on |r| <= 0.347: truncation error below 5e-18.
   double p = 1.0LF / 6227020800.0LF;
   p = p * r + 1.0LF / 479001600.0LF;
@@ -28,15 +31,23 @@ double nbx_exp_d(double x) {
   return ldexp(ldexp(p, h), k - h);
 }
 
-// log2 of a finite x > 0: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s),
-// s = (m - 1) / (m + 1), |s| <= 0.172, series to s^17 (error below 1e-16).
-double nbx_log2_d(double x) {
+// ln m for a finite x > 0 = m 2^e, m in [sqrt(1/2), sqrt(2)): ln m = 2 atanh(s),
+// s = (m - 1) / (m + 1), |s| <= 0.172, series to s^17 (error below 1e-16). A subnormal x is
+// scaled by 2^54 first: frexp of a subnormal is undefined in GLSL (llvmpipe's log(1e-310)
+// was -709.09, not -713.80).
+double nbx_log_reduce_d(double x, out double e_out) {
+  int bias = 0;
+  if (x < 2.2250738585072014e-308LF) {
+    x *= 18014398509481984.0LF;
+    bias = 54;
+  }
   int e;
   double m = frexp(x, e);
   if (m < 0.70710678118654752LF) {
     m *= 2.0LF;
     e -= 1;
   }
+  e_out = double(e - bias);
   double s = (m - 1.0LF) / (m + 1.0LF), z = s * s;
   double t = 1.0LF / 17.0LF;
   t = t * z + 1.0LF / 15.0LF;
@@ -47,7 +58,14 @@ double nbx_log2_d(double x) {
   t = t * z + 1.0LF / 5.0LF;
   t = t * z + 1.0LF / 3.0LF;
   t = t * z + 1.0LF;
-  return double(e) + 2.0LF * s * t * 1.4426950408889634LF;
+  return 2.0LF * s * t;
+}
+
+// log2 of a finite x > 0.
+double nbx_log2_d(double x) {
+  double e;
+  double lm = nbx_log_reduce_d(x, e);
+  return e + lm * 1.4426950408889634LF;
 }
 
 // The float64 functions behind the float64 ops (tolerance rtol 1e-7: these hold ~1e-14).
@@ -68,16 +86,22 @@ double nbx_log_d(double x) {
   if (isnan(x) || x < 0.0LF) return double(kNaN);
   if (x == 0.0LF) return double(-kInf);
   if (isinf(x)) return x;
-  return nbx_log2_d(x) * 0.69314718055994531LF;
+  double e;
+  double lm = nbx_log_reduce_d(x, e);
+  // fdlibm's ln2 split: e * kLn2Hi is exact for |e| < 2^11.
+  return e * 6.93147180369123816490e-01LF + (e * 1.90821492927058770002e-10LF + lm);
 }
 
 double nbx_log1p_d(double x) {
   if (x == -1.0LF) return double(-kInf);
   if (x < -1.0LF || isnan(x)) return double(kNaN);
-  double u = 1.0LF + x;
+  // Kahan's log(u) * x / (u - 1), u = 1 + x. `precise`: llvmpipe folded (1 + x) - 1 to x,
+  // which returned log(u) itself (softplus(-36) = 2.2e-16, not 1.6e-16).
+  precise double u = 1.0LF + x;
   if (u == 1.0LF) return x;
   if (isinf(u)) return u;
-  return nbx_log_d(u) * (x / (u - 1.0LF));
+  precise double d = u - 1.0LF;
+  return nbx_log_d(u) * (x / d);
 }
 
 double nbx_tanh_d(double x) {
@@ -88,27 +112,36 @@ double nbx_tanh_d(double x) {
   return sign(x) * (e / (e + 2.0LF));
 }
 
-// erf: Taylor series below 2.5 (the partial sums lose about e^(x^2) < 520 of 1e-16);
-// above, 1 - erfc with Numerical Recipes' erfc (fractional error 1.2e-7 of erfc < 4.1e-4).
+// e^(-x^2) with x^2 split exactly into hi + lo (fma), so the rounding of x^2 (up to 36 ulp of
+// e^-36 at x = 6) does not reach the result.
+double nbx_exp_neg_sq_d(double x) {
+  double hi = x * x, lo = fma(x, x, -hi);
+  return nbx_exp_d(-hi) * (1.0LF - lo);
+}
+
+// erf, about 1e-15 relative (checked against libm's erf in float64 over [0, 6.5] and down to
+// 1e-300). Below 2: erf(a) = 2/sqrt(pi) e^(-a^2) sum 2^n a^(2n+1) / (2n+1)!!, whose terms are
+// all positive, so nothing cancels. From 2: 1 - erfc(a), erfc from its continued fraction
+// e^(-a^2) / sqrt(pi) / (a + (1/2) / (a + 1 / (a + (3/2) / (a + ...)))) 60 levels deep
+// (3e-16 of erfc at a = 2). The Numerical Recipes erfc used before was 2e-11 off at 2.6.
 double nbx_erf_d(double x) {
   if (isnan(x)) return x;
-  double a = abs(x);
+  double a = abs(x), v;
   if (a > 6.0LF) return sign(x);
-  if (a < 2.5LF) {
-    double z = x * x, term = x, sum = x;
-    for (int n = 1; n < 60; ++n) {
-      term *= -z / double(n);
-      double add = term / double(2 * n + 1);
-      sum += add;
-      if (abs(add) < 1e-17LF * abs(sum)) break;
+  if (a < 2.0LF) {
+    double z = a * a, term = a, sum = a;
+    for (int k = 1; k < 100 && term > 0.0LF; ++k) {
+      term *= 2.0LF * z / double(2 * k + 1);
+      sum += term;
+      if (term < 1e-17LF * sum) break;
     }
-    return sum * 1.1283791670955126LF;
+    v = 1.1283791670955126LF * nbx_exp_neg_sq_d(a) * sum;
+  } else {
+    double f = a;
+    for (int k = 60; k >= 1; --k) f = a + double(k) * 0.5LF / f;
+    v = 1.0LF - nbx_exp_neg_sq_d(a) * 0.56418958354775629LF / f;
   }
-  double t = 1.0LF / (1.0LF + 0.5LF * a);
-  double e = t * nbx_exp_d(-a * a - 1.26551223LF + t * (1.00002368LF + t * (0.37409196LF +
-             t * (0.09678418LF + t * (-0.18628806LF + t * (0.27886807LF + t * (-1.13520398LF +
-             t * (1.48851587LF + t * (-0.82215223LF + t * 0.17087277LF)))))))));
-  return x > 0.0LF ? 1.0LF - e : e - 1.0LF;
+  return nbx_signbit_d(x) ? -v : v;  // erf(-0) = -0 (the old one returned +0)
 }
 
 // atan on [0, inf): fold above 1 to pi/2 - atan(1/x), above tan(pi/12) shift by pi/6, then
@@ -173,8 +206,13 @@ double nbx_pow_d(double a, double b) {
 }
 
 double nbx_sigmoid_d(double a) { return 1.0LF / (1.0LF + nbx_exp_d(-a)); }
+// log1p(e^z) as max(z, 0) + log1p(e^-|z|): e^z cannot overflow and, for z << 0, the log1p
+// of a tiny argument keeps its relative precision.
 double nbx_softplus_d(double a, double beta, double threshold) {
-  return a * beta > threshold ? a : nbx_log1p_d(nbx_exp_d(a * beta)) / beta;
+  double z = a * beta;
+  if (z > threshold) return a;
+  if (isnan(z)) return z;
+  return (max(z, 0.0LF) + nbx_log1p_d(nbx_exp_d(-abs(z)))) / beta;
 }
 // x = q pi/2 + r for float64: r directly below pi/4, Cody-Waite with fdlibm's three 33-bit
 // pieces of pi/2 below 2^20 (k * piece exact), Payne-Hanek with six words of 2/pi beyond

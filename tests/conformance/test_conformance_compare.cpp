@@ -136,3 +136,16 @@ TEST_CASE("accumulated results: tolerance grows with sqrt(k), extrema stay exact
                       std::vector<float>{2.0f}, std::vector<float>{std::nextafter(2.0f, 3.0f)})
                   .ok);
 }
+
+TEST_CASE("ops accurate to a few ulps relative have no atol to hide a wrong small result") {
+  // vulkan:0's softplus(-10) before issue 11 defect 8: 4e-4 relative, inside float32's atol.
+  const std::vector<float> want{4.53988978e-5f}, old_vulkan{4.54177098e-5f};
+  CHECK(compare_f32(want, old_vulkan, "add").ok);
+  CHECK_FALSE(compare_f32(want, old_vulkan, "softplus").ok);
+  CHECK_FALSE(compare_f32({-1.80056270e-6f}, {-1.90734863e-6f}, "mish").ok);  // 6% off
+  CHECK(compare_f32(want, {std::nextafter(std::nextafter(want[0], 1.0f), 1.0f)}, "softplus").ok);
+  // A subnormal result may be flushed to 0 (NVIDIA's Vulkan driver, softplus(-45.48)); the
+  // smallest normal is the only atol left.
+  CHECK(compare_f32({1.55639418e-40f}, {0.0f}, "softplus").ok);
+  CHECK_FALSE(compare_f32({2.4e-38f}, {0.0f}, "softplus").ok);
+}
