@@ -47,7 +47,10 @@ struct ElementwiseOperand {
 
 // Kernel "elementwise". Buffers: [0] out, [1 + k] input k (an empty DeviceMemory where input
 // k is a scalar). Contract the wrapper guarantees:
-//  - the output is a fresh, non-overlapping tensor of shape `sizes` (it may be strided);
+//  - the output has shape `sizes` and any strides (an in-place or out= form writes the
+//    caller's view), with no two elements in one place unless every input is a scalar
+//    (fill_ of an expanded view stores one value); an input shares its memory only
+//    element for element (x.add_(x) reads each element where it is written) or not at all;
 //  - all tensor inputs share one dtype, except `where`'s bool condition (in[0]);
 //  - `compute_dtype` is the dtype the math runs in on a GPU (float32 for half types,
 //    float64 or float32 for integer true division, the input dtype otherwise); the host

@@ -93,7 +93,8 @@ enum ScanOp : std::int32_t {
   kScan_cumsum = 0,
   kScan_cumprod = 1,
   kScan_cummax = 2,
-  kScan_cummin = 3
+  kScan_cummin = 3,
+  kScan_logcumsumexp = 4,  // log Σ exp, as a running maximum and a sum rescaled to it
 };
 // How a scan's rows are laid on the device: the wrapper's plan (core/ops/scan.cpp, shown by
 // `nbx explain`) from the row count, the row length, the layout and the device's SM count.
@@ -175,6 +176,7 @@ enum FillOp : std::int32_t {
   kFill_linspace = 1,  // start + i * step for i < n/2, end - (n - 1 - i) * step after
   kFill_triu = 2,      // in where col - row >= diagonal, else 0 (last two dims)
   kFill_tril = 3,      // in where col - row <= diagonal, else 0
+  kFill_eye = 4,       // 1 where row == col, else 0 (2 dims; no input)
 };
 // Buffers: [0] out, [1] in (triu/tril only).
 struct FillParams {

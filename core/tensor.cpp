@@ -9,6 +9,7 @@
 #include "core/ops/creation.hpp"
 #include "core/ops/elementwise.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/inplace_write.hpp"
 
 namespace nbx {
 namespace {
@@ -127,13 +128,7 @@ Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype, const Device&
   require_fits("full", value, dtype);
   // One copy launch with a scalar input: no host buffer of numel elements.
   Tensor out = empty(shape, dtype, device);
-  ops::detail::ElementwiseLaunch launch;
-  launch.op_name = "full";
-  launch.op = abi::kOp_copy;
-  launch.out_dtype = dtype;
-  launch.compute_dtype = dtype;
-  launch.inputs.push_back({Tensor(), ops::detail::scalar_value(value)});
-  ops::detail::launch_elementwise_into(device, launch, out);
+  ops::detail::fill_into("full", out, value);
   return out;
 }
 
@@ -271,6 +266,24 @@ Tensor Tensor::contiguous() const {
 Tensor Tensor::clone() const {
   require_defined("clone");
   return ops::copy(*this);
+}
+
+Tensor Tensor::copy_(const Tensor& src) const {
+  require_defined("copy_");
+  ops::detail::copy_into("copy_", *this, src);
+  return *this;
+}
+
+Tensor Tensor::fill_(Scalar value) const {
+  require_defined("fill_");
+  ops::detail::fill_into("fill_", *this, value);
+  return *this;
+}
+
+Tensor Tensor::zero_() const {
+  require_defined("zero_");
+  ops::detail::fill_into("zero_", *this, 0);
+  return *this;
 }
 
 Tensor Tensor::view(const Shape& shape) const {

@@ -1,7 +1,8 @@
 // Tensor: shared storage + element offset + shape + strides + dtype. Views share storage;
-// every op returns a new tensor and never writes into its inputs. Zero-size and 0-d
-// tensors are first-class. Not thread-safe per object; distinct tensors may be used from
-// distinct threads.
+// an op returns a new tensor and never writes into its inputs, except the in-place forms
+// (copy_, fill_, zero_ here; ops::add_ … in core/ops/inplace.hpp) and the out= forms, whose
+// writes every view of the storage sees. Zero-size and 0-d tensors are first-class. Not thread-safe
+// per object; distinct tensors may be used from distinct threads.
 #pragma once
 
 #include <cstdint>
@@ -98,6 +99,21 @@ class Tensor {
   Tensor to(const Device& device) const;  // returns *this when already there
   Tensor contiguous() const;              // returns *this when already contiguous
   Tensor clone() const;                   // always a fresh contiguous copy
+
+  // ---- writing in place (PyTorch's; each returns a handle to *this: by value, so that
+  // `auto& r = x.slice(…).copy_(src)` cannot dangle) ----
+  // Copies `src` into this view (a slice, a transpose, any strides): src broadcasts to this
+  // shape (never the other way), is cast to this dtype (as cast(): truncation toward zero,
+  // saturation, wrapping) and may live on another device (cast where it is, or on the host,
+  // then moved: between two non-host devices through the host). Throws InvalidArgument for
+  // an expanded view ("more than one element of the written-to tensor refers to a single
+  // memory location"), a src that does not broadcast, and a src partially overlapping this
+  // view in memory (both dense); an interleaved strided src is copied first.
+  Tensor copy_(const Tensor& src) const;
+  // Every element of this view (expanded ones too) becomes `value`. Throws InvalidArgument
+  // for a value the dtype cannot hold ("the value 193 cannot be converted to int8 …").
+  Tensor fill_(Scalar value) const;
+  Tensor zero_() const;  // fill_(0)
 
   // ---- views (share storage; throw InvalidArgument with the shapes in the message) ----
   Tensor view(const Shape& shape) const;     // one size may be -1

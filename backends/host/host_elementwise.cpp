@@ -8,6 +8,8 @@
 #include <string>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_binary_math.hpp"
+#include "backends/host/host_special_math.hpp"
 #include "backends/host/host_values.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
@@ -91,7 +93,9 @@ struct FaultContext {
 };
 
 [[noreturn]] void integer_division_by_zero(const FaultContext& ctx) {
-  const char* name = ctx.op == abi::kOp_floor_divide ? "floor_divide" : "remainder";
+  const char* name = ctx.op == abi::kOp_floor_divide ? "floor_divide"
+                     : ctx.op == abi::kOp_fmod       ? "fmod"
+                                                     : "remainder";
   throw DeviceFault(name, "host", 0, 0, ctx.position,
                     std::string(name) + " on host: integer division by zero at position " +
                         std::to_string(ctx.position) + ".");
@@ -191,6 +195,57 @@ Value apply(const abi::ElementwiseParams& p, const Value* in, const FaultContext
       return from_int(!truthy(in[0]));
     case abi::kOp_bitwise_not:
       return compute == DType::kBool ? from_int(xi == 0) : from_int(~xi);
+    case abi::kOp_log1p:
+      return from_double(std::log1p(x));
+    case abi::kOp_expm1:
+      return from_double(std::expm1(x));
+    case abi::kOp_log10:
+      return from_double(std::log10(x));
+    case abi::kOp_sign:
+    case abi::kOp_sgn:  // (0 < x) - (x < 0), as PyTorch: NaN and -0 give +0
+      return fl ? from_double(double((0 < x) - (x < 0))) : from_int((0 < xi) - (xi < 0));
+    case abi::kOp_signbit:
+      return from_int(fl ? std::signbit(x) : xi < 0);
+    case abi::kOp_asin:
+      return from_double(std::asin(x));
+    case abi::kOp_acos:
+      return from_double(std::acos(x));
+    case abi::kOp_atan:
+      return from_double(std::atan(x));
+    case abi::kOp_sinh:
+      return from_double(std::sinh(x));
+    case abi::kOp_cosh:
+      return from_double(std::cosh(x));
+    case abi::kOp_asinh:
+      return from_double(std::asinh(x));
+    case abi::kOp_acosh:
+      return from_double(std::acosh(x));
+    case abi::kOp_atanh:
+      return from_double(std::atanh(x));
+    case abi::kOp_erfc:
+      return from_double(std::erfc(x));
+    case abi::kOp_erfinv:
+      return from_double(erfinv(x));
+    case abi::kOp_lgamma:
+      return from_double(std::lgamma(x));
+    case abi::kOp_digamma:
+      return from_double(digamma(x));
+    case abi::kOp_square:
+      return fl ? from_double(x * x) : from_int(wrap_mul(xi, xi));
+    case abi::kOp_frac:
+      return from_double(x - std::trunc(x));
+    case abi::kOp_deg2rad:
+      return from_double(x * (M_PI / 180.0));
+    case abi::kOp_rad2deg:
+      return from_double(x * (180.0 / M_PI));
+    case abi::kOp_logit:
+      return from_double(logit(x, attr[0].f, attr[1].f, attr[2].f != 0));
+    case abi::kOp_sinc:
+      return from_double(sinc(x));
+    case abi::kOp_isposinf:
+      return from_int(fl && x == INFINITY);
+    case abi::kOp_isneginf:
+      return from_int(fl && x == -INFINITY);
     default:
       break;
   }
@@ -255,6 +310,32 @@ Value apply(const abi::ElementwiseParams& p, const Value* in, const FaultContext
       return from_int(fl ? x > y : xi > yi);
     case abi::kOp_ge:
       return from_int(fl ? x >= y : xi >= yi);
+    case abi::kOp_fmod:  // C's fmod: the dividend's sign
+      if (fl) return from_double(std::fmod(x, y));
+      if (yi == 0) integer_division_by_zero(fault);
+      return from_int(yi == -1 ? 0 : xi % yi);  // INT64_MIN % -1 traps in C++
+    case abi::kOp_hypot:
+      return from_double(std::hypot(x, y));
+    case abi::kOp_copysign:
+      return from_double(std::copysign(x, y));
+    case abi::kOp_logaddexp:  // PyTorch's form; equal infinities would give inf - inf
+      if (std::isinf(x) && x == y) return from_double(x);
+      return from_double(std::max(x, y) + std::log1p(std::exp(-std::fabs(x - y))));
+    case abi::kOp_logaddexp2:
+      if (std::isinf(x) && x == y) return from_double(x);
+      return from_double(std::max(x, y) + std::log1p(std::exp2(-std::fabs(x - y))) / M_LN2);
+    case abi::kOp_xlogy:
+      if (std::isnan(y)) return from_double(NAN);
+      return from_double(x == 0 ? 0.0 : x * std::log(y));
+    case abi::kOp_nextafter:
+      return from_double(nextafter_in(static_cast<DType>(p.out.dtype), x, y));
+    case abi::kOp_float_power:
+      return from_double(std::pow(x, y));
+    case abi::kOp_isclose: {
+      const abi::ElementwiseOperand& tensor_in = p.in[0].is_scalar ? p.in[1] : p.in[0];
+      return from_int(isclose_in(compute, static_cast<DType>(tensor_in.dtype), x, y, attr[0].f,
+                                 attr[1].f, attr[2].f != 0));
+    }
     case abi::kOp_where:
       return truthy(in[0]) ? in[1] : in[2];
     default:

@@ -1,6 +1,6 @@
 // The reference semantics of the "fill" family: arange and linspace (values computed from
 // the element's index, in float64 or int64) and triu/tril (a masked copy over the last two
-// dims of any batch).
+// dims of any batch); eye (1 on the diagonal of a matrix, 0 elsewhere).
 #include <cstdint>
 #include <string>
 
@@ -59,19 +59,30 @@ void fill_triangle(const abi::FillParams& p, std::byte* out, const std::byte* in
   }
 }
 
+void fill_eye(const abi::FillParams& p, std::byte* out) {
+  const auto out_dtype = static_cast<DType>(p.out_dtype);
+  for (std::int64_t r = 0; r < p.sizes[0]; ++r)
+    for (std::int64_t c = 0; c < p.sizes[1]; ++c)
+      store(out, out_dtype, p.out_offset + r * p.out_strides[0] + c * p.out_strides[1],
+            from_int(r == c ? 1 : 0));  // of the output's own kind: true/false, 1/0, 1.0/0.0
+}
+
 }  // namespace
 
 void run_family(const abi::FillParams& p, std::span<const KernelBuffer> buffers) {
   const bool triangle = p.op == abi::kFill_triu || p.op == abi::kFill_tril;
   const bool range = p.op == abi::kFill_arange || p.op == abi::kFill_linspace;
+  const bool eye = p.op == abi::kFill_eye;
   const std::size_t want = triangle ? 2 : 1;
-  if ((!triangle && !range) || buffers.size() != want || p.ndim < 0 || p.ndim > abi::kMaxDims ||
-      (triangle && p.ndim < 2) || (range && p.ndim != 1))
+  if ((!triangle && !range && !eye) || buffers.size() != want || p.ndim < 0 ||
+      p.ndim > abi::kMaxDims || (triangle && p.ndim < 2) || (range && p.ndim != 1) ||
+      (eye && p.ndim != 2))
     throw InvalidArgument("fill", "fill: malformed launch (op " + std::to_string(p.op) + ", " +
                                       std::to_string(buffers.size()) + " buffers, " +
                                       std::to_string(p.ndim) + " dims).");
   auto* out = static_cast<std::byte*>(buffers[0].memory.handle);
   if (range) return fill_range(p, out);
+  if (eye) return fill_eye(p, out);
   fill_triangle(p, out, static_cast<const std::byte*>(buffers[1].memory.handle));
 }
 

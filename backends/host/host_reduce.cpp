@@ -85,11 +85,15 @@ double float_norm(const Row& row, double p) {
   return std::pow(acc, 1.0 / p);
 }
 
+double row_mean(const Row& row) {
+  double sum = 0;
+  for (const Value& v : row.values) sum += as_f(v);
+  return sum / static_cast<double>(row.values.size());
+}
+
 double variance(const Row& row, double correction) {
   const double n = static_cast<double>(row.values.size());
-  double mean = 0;
-  for (const Value& v : row.values) mean += as_f(v);
-  mean /= n;
+  const double mean = row_mean(row);
   double m2 = 0;
   for (const Value& v : row.values) m2 += (as_f(v) - mean) * (as_f(v) - mean);
   return m2 / std::max(0.0, n - correction);
@@ -108,8 +112,15 @@ double log_sum_exp(const Row& row) {
   return std::log(s) + shift;
 }
 
-// The reduced value of one row. `index` receives the winner's position for arg/with_index ops.
-Value reduce_row(const abi::ReduceParams& p, const Row& row, std::int64_t& index) {
+// The extremes of a row, NaN propagating to both (torch.aminmax).
+void min_and_max(const Row& row, Value& lo, Value& hi) {
+  lo = row.values[static_cast<std::size_t>(arg_extreme(row, false))];
+  hi = row.values[static_cast<std::size_t>(arg_extreme(row, true))];
+}
+
+// The reduced value of one row. `index` receives the winner's position for arg/with_index
+// ops; `second` the second output of aminmax (the maximum) and var_mean/std_mean (the mean).
+Value reduce_row(const abi::ReduceParams& p, const Row& row, std::int64_t& index, Value& second) {
   const bool fl = is_floating(static_cast<DType>(p.accumulate_dtype));
   const auto n = static_cast<std::int64_t>(row.values.size());
   switch (p.op) {
@@ -164,6 +175,30 @@ Value reduce_row(const abi::ReduceParams& p, const Row& row, std::int64_t& index
       for (const Value& v : row.values) c += truthy(v);
       return from_int(c);
     }
+    case abi::kReduce_aminmax: {
+      Value lo;
+      min_and_max(row, lo, second);
+      return lo;
+    }
+    case abi::kReduce_nansum:
+    case abi::kReduce_nanmean: {
+      double f = 0;
+      std::uint64_t i = 0;  // integers have no NaN: sum's wrapping int64
+      std::int64_t counted = 0;
+      for (const Value& v : row.values) {
+        if (is_nan(v)) continue;
+        fl ? void(f += as_f(v)) : void(i += static_cast<std::uint64_t>(as_i(v)));
+        ++counted;
+      }
+      if (p.op == abi::kReduce_nanmean) return from_double(f / static_cast<double>(counted));
+      return fl ? from_double(f) : from_int(static_cast<std::int64_t>(i));
+    }
+    case abi::kReduce_var_mean:
+    case abi::kReduce_std_mean: {
+      second = from_double(row_mean(row));
+      const double v = variance(row, p.attr);
+      return from_double(p.op == abi::kReduce_std_mean ? std::sqrt(v) : v);
+    }
     default:
       break;
   }
@@ -174,11 +209,14 @@ Value reduce_row(const abi::ReduceParams& p, const Row& row, std::int64_t& index
 bool writes_index_buffer(std::int32_t op) {
   return op == abi::kReduce_max_with_index || op == abi::kReduce_min_with_index;
 }
+bool writes_second_value(std::int32_t op) {
+  return op == abi::kReduce_aminmax || op == abi::kReduce_var_mean || op == abi::kReduce_std_mean;
+}
 
 }  // namespace
 
 void run_family(const abi::ReduceParams& p, std::span<const KernelBuffer> buffers) {
-  const std::size_t want = writes_index_buffer(p.op) ? 3 : 2;
+  const std::size_t want = writes_index_buffer(p.op) || writes_second_value(p.op) ? 3 : 2;
   if (buffers.size() != want || p.out_ndim < 0 || p.out_ndim > abi::kMaxDims || p.red_ndim < 0 ||
       p.red_ndim > abi::kMaxDims)
     throw InvalidArgument("reduce", "reduce: malformed launch (" + std::to_string(buffers.size()) +
@@ -200,8 +238,11 @@ void run_family(const abi::ReduceParams& p, std::span<const KernelBuffer> buffer
     for (std::int64_t k = 0; k < p.row_len; ++k, elem.next())
       row.values[static_cast<std::size_t>(k)] = load(in, in_dtype, elem.offset());
     std::int64_t index = 0;
-    store(out, out_dtype, out_pos.offset(), reduce_row(p, row, index));
-    if (idx) store(idx, DType::kInt64, idx_pos.offset(), from_int(index));
+    Value second{};
+    store(out, out_dtype, out_pos.offset(), reduce_row(p, row, index, second));
+    if (idx && writes_second_value(p.op)) store(idx, out_dtype, idx_pos.offset(), second);
+    if (idx && writes_index_buffer(p.op))
+      store(idx, DType::kInt64, idx_pos.offset(), from_int(index));
     out_pos.next();
     in_row.next();
     idx_pos.next();

@@ -1,4 +1,6 @@
-// The reference semantics of the inclusive scans (PyTorch's), computed in float64 / int64.
+// The reference semantics of the inclusive scans (PyTorch's), computed in float64 / int64;
+// logcumsumexp by PyTorch's own step (log_add_exp), in float64.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -37,12 +39,22 @@ bool takes_over(const Value& cur, const Value& best, bool want_max) {
   return want_max ? cur.i >= best.i : cur.i <= best.i;
 }
 
+// log(exp(x) + exp(y)), PyTorch's _log_add_exp_helper (logcumsumexp's step, y the running
+// value): log1p(exp(min - max)) + max, NaN propagating, except that two equal infinities
+// give that infinity (where min - max would be NaN).
+double log_add_exp(double x, double y) {
+  const double lo = std::isnan(y) ? y : std::min(x, y);
+  const double hi = std::isnan(y) ? y : std::max(x, y);
+  if (lo != hi || std::isfinite(lo)) return std::log1p(std::exp(lo - hi)) + hi;
+  return x;
+}
+
 }  // namespace
 
 void run_family(const abi::ScanParams& p, std::span<const KernelBuffer> buffers) {
   const bool extreme = p.op == abi::kScan_cummax || p.op == abi::kScan_cummin;
   const std::size_t want = extreme ? 3 : 2;
-  if (p.op < abi::kScan_cumsum || p.op > abi::kScan_cummin || buffers.size() != want ||
+  if (p.op < abi::kScan_cumsum || p.op > abi::kScan_logcumsumexp || buffers.size() != want ||
       p.outer_ndim < 0 || p.outer_ndim > abi::kMaxDims)
     throw InvalidArgument("scan", "scan: malformed launch (op " + std::to_string(p.op) + ", " +
                                       std::to_string(buffers.size()) + " buffers, " +
@@ -59,7 +71,7 @@ void run_family(const abi::ScanParams& p, std::span<const KernelBuffer> buffers)
     const std::int64_t out_base = row_offset(p, r, p.out_offset, p.out_outer_strides);
     const std::int64_t idx_base =
         extreme ? row_offset(p, r, p.index_offset, p.index_outer_strides) : 0;
-    double f = p.op == abi::kScan_cumprod ? 1.0 : 0.0;
+    double f = p.op == abi::kScan_cumprod ? 1.0 : p.op == abi::kScan_logcumsumexp ? -INFINITY : 0.0;
     std::uint64_t i = p.op == abi::kScan_cumprod ? 1 : 0;  // wraps like int64 two's complement
     Value best{};
     std::int64_t best_at = 0;
@@ -74,6 +86,10 @@ void run_family(const abi::ScanParams& p, std::span<const KernelBuffer> buffers)
         case abi::kScan_cumprod:
           fl ? void(f *= as_f(v)) : void(i *= static_cast<std::uint64_t>(as_i(v)));
           store(out, out_dtype, o, fl ? from_double(f) : from_int(static_cast<std::int64_t>(i)));
+          break;
+        case abi::kScan_logcumsumexp:
+          f = log_add_exp(as_f(v), f);
+          store(out, out_dtype, o, from_double(f));
           break;
         default:
           if (k == 0 || takes_over(v, best, p.op == abi::kScan_cummax)) {

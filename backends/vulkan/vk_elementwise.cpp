@@ -42,7 +42,12 @@ bool transcendental(const OpInfo& op) {
 bool float_only(const OpInfo& op) {
   return (transcendental(op) && !named(op, {"pow"})) ||
          named(op, {"sqrt", "rsqrt", "reciprocal", "div", "lerp", "addcdiv", "leaky_relu",
-                    "hardsigmoid", "hardswish"});
+                    "hardsigmoid", "hardswish"}) ||
+         named(op, {"log1p",    "expm1",      "log10",     "asin",       "acos",    "atan",
+                    "sinh",     "cosh",       "asinh",     "acosh",      "atanh",   "erfc",
+                    "erfinv",   "lgamma",     "digamma",   "deg2rad",    "rad2deg", "logit",
+                    "sinc",     "hypot",      "logaddexp", "logaddexp2", "xlogy",   "nextafter",
+                    "copysign", "float_power"});
 }
 bool integer_only(const OpInfo& op) {
   return named(op, {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",

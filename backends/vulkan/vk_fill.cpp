@@ -1,4 +1,4 @@
-// Kernel "fill" on Vulkan: checks an abi::FillParams launch (arange, linspace, triu, tril)
+// Kernel "fill" on Vulkan: checks an abi::FillParams launch (arange, linspace, triu, tril, eye)
 // against the device, translates it into the uniform block of kernels/vulkan/fill.comp,
 // picks the build and mode, records one dispatch.
 #include <algorithm>
@@ -25,7 +25,25 @@ struct GpuParams {
 };
 static_assert(sizeof(GpuParams) == 176);
 
-enum Mode : std::uint32_t { kTriangle = 0, kInt32 = 1, kInt64 = 2, kFloatPair = 3, kFloat64 = 4 };
+enum Mode : std::uint32_t {
+  kTriangle = 0,
+  kInt32 = 1,
+  kInt64 = 2,
+  kFloatPair = 3,
+  kFloat64 = 4,
+  kEye = 5
+};
+
+// The bits of 1 in `t` (eye's diagonal), as the shader stores them: low word, high word.
+void one_bits(DType t, std::uint32_t (&out)[4]) {
+  std::uint64_t b = 1;  // bool and the integers
+  if (t == DType::kFloat16) b = 0x3c00;
+  if (t == DType::kBFloat16) b = 0x3f80;
+  if (t == DType::kFloat32) b = 0x3f800000;
+  if (t == DType::kFloat64) b = 0x3ff0000000000000ull;
+  out[0] = std::uint32_t(b);
+  out[1] = std::uint32_t(b >> 32);
+}
 
 // v as a 64-bit payload (xy) and a float32 pair hi + lo (zw): lo is what hi leaves of v.
 void encode_float(double v, std::uint32_t (&out)[4]) {
@@ -40,7 +58,7 @@ void encode_int(std::int64_t v, std::uint32_t (&out)[4]) {
   out[2] = std::uint32_t(v);  // int32 mode: the low word (arithmetic wraps there too)
 }
 
-constexpr const char* kOpNames[] = {"arange", "linspace", "triu", "tril"};
+constexpr const char* kOpNames[] = {"arange", "linspace", "triu", "tril", "eye"};
 
 void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
   const DeviceContext& ctx = dev.context();
@@ -59,7 +77,7 @@ void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
   const auto& f = ctx.features;
   // Float ranges run in float64 wherever the device has it (the host's arithmetic, so
   // results match it exactly), else in float32 pairs; integer ranges in their dtype.
-  Mode mode = kTriangle;
+  Mode mode = p.op == abi::kFill_eye ? kEye : kTriangle;
   if (range)
     mode = is_floating(in) || p.op == abi::kFill_linspace ? (f.fp64 ? kFloat64 : kFloatPair)
            : in == DType::kInt64                          ? kInt64
@@ -108,6 +126,8 @@ void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
     encode_int(p.start.i, g.start);
     encode_int(p.step.i, g.step);
     encode_int(p.end.i, g.end);
+  } else if (mode == kEye) {
+    one_bits(out, g.start);
   } else {
     encode_float(p.start.f, g.start);
     encode_float(p.step.f, g.step);

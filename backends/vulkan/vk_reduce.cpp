@@ -104,8 +104,12 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
   std::memcpy(&p, launch.params.data(), sizeof p);
   const std::string op = kOpNames[p.op];
   const LaunchChecks chk(ctx, op);
-  const bool with_index =
+  const bool index_buffer =
       p.op == abi::kReduce_max_with_index || p.op == abi::kReduce_min_with_index;
+  // aminmax's maxima, var_mean/std_mean's means: a second output of the output's dtype.
+  const bool second_value = p.op == abi::kReduce_aminmax || p.op == abi::kReduce_var_mean ||
+                            p.op == abi::kReduce_std_mean;
+  const bool with_index = index_buffer || second_value;
   const std::int64_t rows = p.rows, len = p.row_len;
   if (rows == 0) return;
 
@@ -149,8 +153,9 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
                 p.in_red_strides, p.red_ndim),
           "the input");
   if (with_index)
-    check(2, DType::kInt64, p.index_offset,
-          reach(p.index_offset, p.out_sizes, p.index_strides, p.out_ndim), "the index output");
+    check(2, second_value ? out : DType::kInt64, p.index_offset,
+          reach(p.index_offset, p.out_sizes, p.index_strides, p.out_ndim),
+          second_value ? "the second output" : "the index output");
 
   GpuParams g{};
   const std::int64_t* kept_strides[3] = {p.in_kept_strides, p.out_strides, p.index_strides};

@@ -1,5 +1,6 @@
 // The fill family (abi::FillParams): values computed from each element's index (arange,
-// linspace) or a triangle of the input (triu, tril); buffers [0] out, [1] in (triu/tril).
+// linspace), a triangle of the input (triu, tril) or the identity (eye); buffers [0] out,
+// [1] in (triu/tril).
 #include <string>
 
 #include "core/dtype.hpp"
@@ -8,7 +9,7 @@
 namespace nbx::families {
 namespace {
 
-constexpr std::string_view kOpNames[] = {"arange", "linspace", "triu", "tril"};
+constexpr std::string_view kOpNames[] = {"arange", "linspace", "triu", "tril", "eye"};
 
 std::string op_name(std::int32_t code) {
   return name_from_list("fill", kOpNames, code);
@@ -20,10 +21,14 @@ void validate(const abi::FillParams& p, std::span<const KernelBuffer> buffers,
               const LaunchCheck& check) {
   const bool triangle = p.op == abi::kFill_triu || p.op == abi::kFill_tril;
   const bool range = p.op == abi::kFill_arange || p.op == abi::kFill_linspace;
-  if (!triangle && !range) check.fail("unknown op code " + std::to_string(p.op));
+  const bool eye = p.op == abi::kFill_eye;
+  if (!triangle && !range && !eye) check.fail("unknown op code " + std::to_string(p.op));
   check.buffer_count(buffers.size(), triangle ? 2 : 1);
   if (p.ndim < (triangle ? 2 : 1) || p.ndim > (triangle ? abi::kMaxDims : 1))
-    check.fail("ndim " + std::to_string(p.ndim) + (triangle ? " is outside [2, 8]" : " is not 1"));
+    if (!eye)
+      check.fail("ndim " + std::to_string(p.ndim) +
+                 (triangle ? " is outside [2, 8]" : " is not 1"));
+  if (eye && p.ndim != 2) check.fail("ndim " + std::to_string(p.ndim) + " is not 2");
   check.dtype(p.out_dtype, "the output");
   check.dtype(p.in_dtype, "the input");
   if (triangle && p.in_dtype != p.out_dtype) check.fail("triu/tril keep the input's dtype");

@@ -1,5 +1,6 @@
 // The reduce family (abi::ReduceParams): each output element reduces one row of the input
-// read through strides; buffers [0] out, [1] input, [2] int64 indices (max/min_with_index).
+// read through strides; buffers [0] out, [1] input, [2] int64 indices (max/min_with_index) or
+// a second output of out's dtype (aminmax: the maxima; var_mean/std_mean: the means).
 #include <string>
 
 #include "core/dtype.hpp"
@@ -21,6 +22,9 @@ std::string op_name(std::int32_t code) {
 bool writes_index_buffer(std::int32_t op) {
   return op == abi::kReduce_max_with_index || op == abi::kReduce_min_with_index;
 }
+bool writes_second_value(std::int32_t op) {
+  return op == abi::kReduce_aminmax || op == abi::kReduce_var_mean || op == abi::kReduce_std_mean;
+}
 
 void validate(const abi::ReduceParams& p, std::span<const KernelBuffer> buffers,
               const LaunchCheck& check) {
@@ -28,7 +32,8 @@ void validate(const abi::ReduceParams& p, std::span<const KernelBuffer> buffers,
     check.fail("unknown op code " + std::to_string(p.op));
   check.require(p.variant == abi::kReduceGeneral || p.variant == abi::kReduceRows,
                 "unknown variant");
-  check.buffer_count(buffers.size(), writes_index_buffer(p.op) ? 3 : 2);
+  const bool third_buffer = writes_index_buffer(p.op) || writes_second_value(p.op);
+  check.buffer_count(buffers.size(), third_buffer ? 3 : 2);
   check.count(p.out_ndim, abi::kMaxDims, "out_ndim");
   check.count(p.red_ndim, abi::kMaxDims, "red_ndim");
   check.dtype(p.in_dtype, "the input");
@@ -45,7 +50,8 @@ void validate(const abi::ReduceParams& p, std::span<const KernelBuffer> buffers,
                std::string(dtype_name(acc)));
   const bool float_op = p.op == abi::kReduce_mean || p.op == abi::kReduce_var ||
                         p.op == abi::kReduce_std || p.op == abi::kReduce_norm ||
-                        p.op == abi::kReduce_logsumexp;
+                        p.op == abi::kReduce_logsumexp || p.op == abi::kReduce_nanmean ||
+                        p.op == abi::kReduce_var_mean || p.op == abi::kReduce_std_mean;
   if (float_op && !is_floating(acc)) check.fail("the op needs a floating accumulate dtype");
   const std::int64_t rows = check.product(p.out_ndim, p.out_sizes, "the kept sizes");
   const std::int64_t len = check.product(p.red_ndim, p.red_sizes, "the reduced sizes");
@@ -64,6 +70,10 @@ void validate(const abi::ReduceParams& p, std::span<const KernelBuffer> buffers,
     check.view("the index output", p.index_offset)
         .dims(p.out_ndim, p.out_sizes, p.index_strides)
         .inside(buffers[2], std::int32_t(DType::kInt64));
+  if (writes_second_value(p.op))
+    check.view("the second output", p.index_offset)
+        .dims(p.out_ndim, p.out_sizes, p.index_strides)
+        .inside(buffers[2], p.out_dtype);
 }
 
 // The usual accumulation of each input dtype: 16-bit floats and float32 in a 16/32-bit float,
@@ -87,6 +97,11 @@ std::string variant_refusal(std::int32_t variant, const abi::ReduceParams& p, in
     case abi::kReduce_std:
     case abi::kReduce_norm:
     case abi::kReduce_logsumexp:
+    case abi::kReduce_aminmax:
+    case abi::kReduce_nansum:
+    case abi::kReduce_nanmean:
+    case abi::kReduce_var_mean:
+    case abi::kReduce_std_mean:
       return "the row kernel has no " + op_name(p.op);
     default:
       break;

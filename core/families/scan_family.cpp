@@ -8,7 +8,7 @@
 namespace nbx::families {
 namespace {
 
-constexpr std::string_view kOpNames[] = {"cumsum", "cumprod", "cummax", "cummin"};
+constexpr std::string_view kOpNames[] = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"};
 
 std::string op_name(std::int32_t code) {
   return name_from_list("scan", kOpNames, code);
@@ -44,6 +44,8 @@ void validate(const abi::ScanParams& p, std::span<const KernelBuffer> buffers,
                (fl ? "floating" : "integer") + " input and output dtypes, got " +
                std::string(dtype_name(DType(p.in_dtype))) + " and " +
                std::string(dtype_name(DType(p.out_dtype))));
+  if (p.op == abi::kScan_logcumsumexp && !fl)
+    check.fail("logcumsumexp needs a floating accumulate dtype");
   const std::int64_t rows = check.product(p.outer_ndim, p.outer_sizes, "the outer sizes");
   if (rows != p.rows || p.row_len < 0)
     check.fail("rows " + std::to_string(p.rows) + " and row_len " + std::to_string(p.row_len) +

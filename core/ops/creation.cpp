@@ -1,11 +1,15 @@
 // The creation wrappers: lengths and value formulas, the "fill" launch.
 #include "core/ops/creation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <mutex>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
@@ -285,6 +289,139 @@ Tensor triu(const Tensor& x, std::int64_t diagonal) {
 }
 Tensor tril(const Tensor& x, std::int64_t diagonal) {
   return triangle("tril", abi::kFill_tril, x, diagonal);
+}
+
+// ---- issue 11's creation ops ----
+
+namespace {
+
+// Whether x's elements tile exactly numel() elements of storage, each once (PyTorch's
+// is_non_overlapping_and_dense): walking the dims from the smallest stride up, each stride
+// is the product of the sizes before it. Size-1 dims take no part.
+bool dense_and_non_overlapping(const Tensor& x) {
+  std::vector<int> order(static_cast<std::size_t>(x.dim()));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return x.strides()[a] < x.strides()[b]; });
+  std::int64_t expected = 1;
+  for (int d : order) {
+    if (x.shape()[d] == 1) continue;
+    if (x.strides()[d] != expected) return false;
+    expected *= x.shape()[d];
+  }
+  return true;
+}
+
+// A tensor of like's shape over `storage` of numel() elements: like's strides where they
+// tile it (preserve_format), else contiguous ones.
+Tensor shaped_like(const Tensor& like, std::shared_ptr<Storage> storage, DType dtype) {
+  const Strides strides =
+      dense_and_non_overlapping(like) ? like.strides() : contiguous_strides(like.shape());
+  return Tensor(std::move(storage), 0, like.shape(), strides, dtype);
+}
+
+struct LikeTarget {
+  DType dtype;
+  Device device;
+};
+
+LikeTarget like_target(const char* op, const Tensor& like, std::optional<DType> dtype,
+                       const std::optional<Device>& device) {
+  if (!like.defined()) throw InvalidArgument(op, std::string(op) + ": the tensor is undefined.");
+  LikeTarget t{dtype.value_or(like.dtype()), device.value_or(like.device())};
+  plan_full(op, like.shape(), t.dtype, target_of(t.device));  // sizes and dtype, named by op
+  return t;
+}
+
+// The *_like ops that write a value: one contiguous fill of the storage (every element
+// takes the same value, so the layout does not matter), viewed with like's strides.
+Tensor filled_like(const char* op, const Tensor& like, Scalar value, std::optional<DType> dtype,
+                   const std::optional<Device>& device) {
+  const LikeTarget t = like_target(op, like, dtype, device);
+  require_fits(op, value, t.dtype);  // named by this op, not by full's check
+  const Tensor flat = Tensor::full({like.numel()}, value, t.dtype, t.device);
+  return shaped_like(like, flat.storage(), t.dtype);
+}
+
+}  // namespace
+
+Tensor empty_like(const Tensor& like, std::optional<DType> dtype, std::optional<Device> device) {
+  const LikeTarget t = like_target("empty_like", like, dtype, device);
+  const std::size_t bytes = static_cast<std::size_t>(like.numel()) * dtype_size(t.dtype);
+  return shaped_like(like, std::make_shared<Storage>(t.device, bytes), t.dtype);
+}
+Tensor zeros_like(const Tensor& like, std::optional<DType> dtype, std::optional<Device> device) {
+  return filled_like("zeros_like", like, Scalar(0), dtype, device);
+}
+Tensor ones_like(const Tensor& like, std::optional<DType> dtype, std::optional<Device> device) {
+  return filled_like("ones_like", like, Scalar(1), dtype, device);
+}
+Tensor full_like(const Tensor& like, Scalar value, std::optional<DType> dtype,
+                 std::optional<Device> device) {
+  return filled_like("full_like", like, value, dtype, device);
+}
+
+ElementPlan plan_eye(std::int64_t n, std::int64_t m, DType dtype, const PlanTarget& target) {
+  for (const auto& [what, v] : {std::pair{"n", n}, std::pair{"m", m}})
+    if (v < 0)
+      throw InvalidArgument("eye", std::string("eye: ") + what +
+                                       " must be greater or equal to 0, got " + std::to_string(v) +
+                                       ".");
+  ElementPlan plan = plan_full("eye", {n, m}, dtype, target);
+  plan.choices.pop_back();  // full's "value" choice: eye's values come from the fill kernel
+  plan.choices.push_back({"values", "1 on the diagonal, 0 elsewhere", "", "",
+                          "the fill kernel writes each element from its row and column: no "
+                          "host buffer, one launch."});
+  return plan;
+}
+
+Tensor eye(std::int64_t n, DType dtype, const Device& device) {
+  return eye(n, n, dtype, device);
+}
+Tensor eye(std::int64_t n, std::int64_t m, DType dtype, const Device& device) {
+  plan_eye(n, m, dtype, target_of(device));
+  Tensor out = Tensor::empty({n, m}, dtype, device);
+  if (out.numel() == 0) return out;
+  abi::FillParams p{};
+  p.op = abi::kFill_eye;
+  p.out_dtype = p.in_dtype = static_cast<std::int32_t>(dtype);
+  p.ndim = 2;
+  p.numel = out.numel();
+  p.sizes[0] = n;
+  p.sizes[1] = m;
+  p.out_strides[0] = out.strides()[0];
+  p.out_strides[1] = out.strides()[1];
+  launch_fill(p, out, nullptr);
+  return out;
+}
+
+Tensor empty_strided(const Shape& sizes, const Strides& strides, DType dtype,
+                     const Device& device) {
+  const std::string args = " (sizes " + to_string(sizes) + ", strides " + to_string(strides) + ").";
+  if (sizes.size() != strides.size())
+    throw InvalidArgument("empty_strided", "empty_strided: " + std::to_string(sizes.size()) +
+                                               " sizes and " + std::to_string(strides.size()) +
+                                               " strides; they must have the same rank" + args);
+  for (std::int64_t s : strides)
+    if (s < 0)
+      throw InvalidArgument("empty_strided", "empty_strided: strides must be non-negative" + args);
+  check_bytes("empty_strided", sizes, dtype, args);
+  require("empty_strided", dtype, target_of(device));
+  // The storage reaches the largest offset, 1 + Σ (size - 1) · stride elements, in 128 bits.
+  bool empty = false;
+  __int128 last = 0;
+  for (int d = 0; d < sizes.size(); ++d) {
+    empty = empty || sizes[d] == 0;
+    if (sizes[d] > 0) last += static_cast<__int128>(sizes[d] - 1) * strides[d];
+  }
+  const __int128 elements = empty ? 0 : last + 1;
+  if (elements > std::numeric_limits<std::int64_t>::max() / std::int64_t(dtype_size(dtype)))
+    throw InvalidArgument("empty_strided",
+                          "empty_strided: the storage would take more than 2^63 "
+                          "bytes (invalid size, possible overflow)" +
+                              args);
+  const std::size_t bytes = static_cast<std::size_t>(elements) * dtype_size(dtype);
+  return Tensor(std::make_shared<Storage>(device, bytes), 0, sizes, strides, dtype);
 }
 
 }  // namespace nbx::ops

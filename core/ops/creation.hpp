@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/tensor.hpp"
 
@@ -38,5 +39,37 @@ Tensor linspace(Scalar start, Scalar end, std::int64_t steps, DType dtype,
 // the result is a new contiguous tensor.
 Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
 Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
+
+// ---- issue 11's creation ops (PyTorch names and semantics) ----
+
+// A new tensor shaped like `like`, of `dtype` and on `device` (like's where not given), as
+// torch.empty_like / zeros_like / ones_like / full_like with memory_format=preserve_format: a
+// `like` whose elements tile its storage once (dense, non-overlapping: contiguous, transposed,
+// permuted) lends its strides, any other (sliced, expanded) gets contiguous ones. empty_like's
+// elements are uninitialized. full_like refuses a value the dtype cannot hold (InvalidArgument,
+// as full). Unsupported when the device lacks the dtype.
+Tensor empty_like(const Tensor& like, std::optional<DType> dtype = {},
+                  std::optional<Device> device = {});
+Tensor zeros_like(const Tensor& like, std::optional<DType> dtype = {},
+                  std::optional<Device> device = {});
+Tensor ones_like(const Tensor& like, std::optional<DType> dtype = {},
+                 std::optional<Device> device = {});
+Tensor full_like(const Tensor& like, Scalar value, std::optional<DType> dtype = {},
+                 std::optional<Device> device = {});
+
+// The n × m identity (torch.eye; m = n in the first form): 1 where row == col, 0 elsewhere,
+// any dtype (bool: true/false), made on the device by the fill family. InvalidArgument for
+// a negative n or m.
+Tensor eye(std::int64_t n, DType dtype = kDefaultFloat, const Device& device = host_device());
+Tensor eye(std::int64_t n, std::int64_t m, DType dtype = kDefaultFloat,
+           const Device& device = host_device());
+
+// An uninitialized tensor with the given sizes and element strides (torch.empty_strided):
+// its storage holds the largest offset the strides reach, plus one element (none when a size
+// is 0), so overlapping strides (0, or smaller than a dim's extent) are allowed, as PyTorch.
+// InvalidArgument for sizes and strides of different ranks, a negative size or stride, or a
+// storage past 2^63 bytes.
+Tensor empty_strided(const Shape& sizes, const Strides& strides, DType dtype,
+                     const Device& device = host_device());
 
 }  // namespace nbx::ops

@@ -9,6 +9,7 @@
 
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/elementwise_rules.hpp"
+#include "core/ops/inplace_destination.hpp"
 #include "core/ops/reduce.hpp"
 
 namespace nbx::ops {
@@ -185,6 +186,9 @@ Tensor run(const OpCall& call, std::string_view name_override = {}) {
   }
   if (types.widened_through_float32)
     check_exact_through_float32(device, launch.inputs, input_dtype);
+  // An in-place (add_) or out= (add_out) form of this op: write into its tensor.
+  if (const detail::OutputView* out = detail::claim_destination(name))
+    return detail::launch_elementwise(device, launch, *out);
   return detail::launch_elementwise(device, launch);
 }
 
@@ -251,7 +255,48 @@ NBX_UNARY(isinf)
 NBX_UNARY(isfinite)
 NBX_UNARY(logical_not)
 NBX_UNARY(bitwise_not)
+NBX_UNARY(log1p)
+NBX_UNARY(expm1)
+NBX_UNARY(log10)
+NBX_UNARY(sign)
+NBX_UNARY(sgn)
+NBX_UNARY(signbit)
+NBX_UNARY(asin)
+NBX_UNARY(acos)
+NBX_UNARY(atan)
+NBX_UNARY(sinh)
+NBX_UNARY(cosh)
+NBX_UNARY(asinh)
+NBX_UNARY(acosh)
+NBX_UNARY(atanh)
+NBX_UNARY(erfc)
+NBX_UNARY(erfinv)
+NBX_UNARY(lgamma)
+NBX_UNARY(digamma)
+NBX_UNARY(frac)
+NBX_UNARY(deg2rad)
+NBX_UNARY(rad2deg)
+NBX_UNARY(sinc)
+NBX_UNARY(isposinf)
+NBX_UNARY(isneginf)
 #undef NBX_UNARY
+
+Tensor square(const Tensor& x) {
+  // PyTorch's square is pow(x, 2): a bool tensor meets the integer 2 and promotes to int64.
+  const bool promote = x.defined() && x.dtype() == DType::kBool;
+  return unary(abi::kOp_square, promote ? x.to(DType::kInt64) : x);
+}
+
+Tensor logit(const Tensor& x, std::optional<double> eps) {
+  // The bounds in the dtype the kernel computes in, as PyTorch forms them (1 - eps in
+  // float32 for float32 inputs), so every backend clamps to the same two values.
+  const bool wide = x.defined() && x.dtype() == DType::kFloat64;
+  const auto in_compute = [&](double v) { return wide ? v : static_cast<double>(float(v)); };
+  const bool clamps = eps && *eps >= 0;
+  const double lo = clamps ? in_compute(*eps) : 0;
+  const double hi = clamps ? in_compute(1.0 - lo) : 0;
+  return unary(abi::kOp_logit, x, {f(lo), f(hi), f(clamps ? 1.0 : 0.0)});
+}
 
 Tensor gelu(const Tensor& x, GeluApproximation approximate) {
   return unary(approximate == GeluApproximation::kTanh ? abi::kOp_gelu_tanh : abi::kOp_gelu_erf, x);
@@ -348,6 +393,14 @@ NBX_BINARY(lt)
 NBX_BINARY(le)
 NBX_BINARY(gt)
 NBX_BINARY(ge)
+NBX_BINARY(fmod)
+NBX_BINARY(hypot)
+NBX_BINARY(copysign)
+NBX_BINARY(logaddexp)
+NBX_BINARY(logaddexp2)
+NBX_BINARY(xlogy)
+NBX_BINARY(nextafter)
+NBX_BINARY(float_power)
 #undef NBX_BINARY
 
 Tensor where(const Tensor& condition, const TensorOrScalar& a, const TensorOrScalar& b) {
@@ -384,15 +437,17 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& va
   return run(call, "masked_fill");
 }
 
-Tensor clamp(const Tensor& x, const std::optional<TensorOrScalar>& min,
-             const std::optional<TensorOrScalar>& max) {
+namespace {
+// clamp, clamp_min and clamp_max: one body, its errors named after the op called.
+Tensor clamp_named(std::string_view name, const Tensor& x, const std::optional<TensorOrScalar>& min,
+                   const std::optional<TensorOrScalar>& max) {
   if (!min && !max)
     throw InvalidArgument("clamp", "clamp: at least one of min and max must be given.");
   // One tensor bound: PyTorch's clamp is maximum(x, min) / minimum(x, max), which promote
   // the two tensors alone and take bool (clamp(bool, max=bool tensor) is bool).
   if (!min != !max && (min ? *min : *max).is_tensor()) {
     const TensorOrScalar xs(x);
-    return run({min ? abi::kOp_maximum : abi::kOp_minimum, {&xs, min ? &*min : &*max}}, "clamp");
+    return run({min ? abi::kOp_maximum : abi::kOp_minimum, {&xs, min ? &*min : &*max}}, name);
   }
   // Otherwise an absent bound is the widest value of the dtype the given operands promote
   // to, forced as the common dtype so that it does not join the promotion (an int64 bound
@@ -430,7 +485,46 @@ Tensor clamp(const Tensor& x, const std::optional<TensorOrScalar>& min,
   const TensorOrScalar hi = max ? *max : widest(true);
   OpCall call{abi::kOp_clamp, {&xs, &lo, &hi}};
   call.forced_common = t;
-  return run(call);
+  return run(call, name);
+}
+}  // namespace
+
+Tensor clamp(const Tensor& x, const std::optional<TensorOrScalar>& min,
+             const std::optional<TensorOrScalar>& max) {
+  return clamp_named("clamp", x, min, max);
+}
+
+Tensor clamp_min(const Tensor& x, const TensorOrScalar& min) {
+  return clamp_named("clamp_min", x, min, std::nullopt);
+}
+Tensor clamp_max(const Tensor& x, const TensorOrScalar& max) {
+  return clamp_named("clamp_max", x, std::nullopt, max);
+}
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  if (!a.defined() || !b.defined())
+    throw InvalidArgument("isclose", "isclose: both operands must be defined tensors.");
+  if (a.dtype() != b.dtype())
+    throw InvalidArgument("isclose",
+                          "isclose: the operands must share one dtype, as PyTorch "
+                          "requires (a is " +
+                              dtype_str(a.dtype()) + ", b " + dtype_str(b.dtype()) +
+                              "); cast one first.");
+  for (const auto& [what, v] : {std::pair{"rtol", rtol}, std::pair{"atol", atol}})
+    if (!(v >= 0))
+      throw InvalidArgument("isclose", std::string("isclose: ") + what +
+                                           " must be greater than or equal to zero, but got " +
+                                           std::to_string(v) + ".");
+  const TensorOrScalar x(a), y(b);
+  // PyTorch's zero-tolerance shortcut is plain equality; the kernel compares integers through
+  // float32, which would call 2^24 and 2^24 + 1 equal.
+  if (rtol == 0 && atol == 0 && !is_floating(a.dtype()))
+    return run({abi::kOp_eq, {&x, &y}}, "isclose");
+  return run({abi::kOp_isclose, {&x, &y}, {f(rtol), f(atol), f(equal_nan ? 1.0 : 0.0)}});
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan)).item().to_bool();
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight) {
@@ -467,6 +561,8 @@ std::vector<std::string> elementwise_op_names() {
     if (r.op != abi::kOp_copy) names.emplace_back(r.name);
   names.emplace_back("masked_fill");
   names.emplace_back("cast");
+  for (const char* composite : {"allclose", "clamp_min", "clamp_max"})
+    names.emplace_back(composite);
   return names;
 }
 

@@ -71,6 +71,37 @@ Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posin
                   std::optional<double> neginf = {});
 Tensor logical_not(const Tensor& x);
 Tensor bitwise_not(const Tensor& x);
+// Issue 11's unary ops, PyTorch's semantics. Integer and bool inputs of the float ops become
+// the default float dtype; sign/sgn/square keep integer dtypes (square of bool is int64, as
+// PyTorch 2.x's pow(x, 2)); signbit/isposinf/isneginf return bool; frac takes floats only.
+Tensor log1p(const Tensor& x);
+Tensor expm1(const Tensor& x);
+Tensor log10(const Tensor& x);
+Tensor sign(const Tensor& x);  // NaN gives 0
+Tensor sgn(const Tensor& x);   // sign, for real dtypes
+Tensor signbit(const Tensor& x);
+Tensor asin(const Tensor& x);
+Tensor acos(const Tensor& x);
+Tensor atan(const Tensor& x);
+Tensor sinh(const Tensor& x);
+Tensor cosh(const Tensor& x);
+Tensor asinh(const Tensor& x);
+Tensor acosh(const Tensor& x);
+Tensor atanh(const Tensor& x);
+Tensor erfc(const Tensor& x);
+Tensor erfinv(const Tensor& x);
+Tensor lgamma(const Tensor& x);
+Tensor digamma(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor frac(const Tensor& x);
+Tensor deg2rad(const Tensor& x);
+Tensor rad2deg(const Tensor& x);
+// log(x / (1 - x)); with eps (>= 0) x is clamped to [eps, 1 - eps] first, as PyTorch does
+// (a negative eps clamps nothing). eps and 1 - eps are rounded to the dtype the op computes in.
+Tensor logit(const Tensor& x, std::optional<double> eps = {});
+Tensor sinc(const Tensor& x);  // sin(pi x) / (pi x), 1 at 0
+Tensor isposinf(const Tensor& x);
+Tensor isneginf(const Tensor& x);
 
 // ---- binary (either side may be a host scalar) ----
 Tensor add(const TensorOrScalar& a, const TensorOrScalar& b, Scalar alpha = 1);
@@ -97,6 +128,34 @@ Tensor lt(const TensorOrScalar& a, const TensorOrScalar& b);
 Tensor le(const TensorOrScalar& a, const TensorOrScalar& b);
 Tensor gt(const TensorOrScalar& a, const TensorOrScalar& b);
 Tensor ge(const TensorOrScalar& a, const TensorOrScalar& b);
+// Issue 11's binary ops, PyTorch's semantics (scalars promote weakly, as above).
+// fmod keeps the dividend's sign (integer zero divisors fault as remainder's do); copysign
+// and xlogy return the default float for integer and bool operands; hypot, logaddexp,
+// logaddexp2 and nextafter take floating dtypes only (nextafter steps one ulp of the result
+// dtype, float16 and bfloat16 included, bit-exact).
+Tensor fmod(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor hypot(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor copysign(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor logaddexp(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor logaddexp2(const TensorOrScalar& a, const TensorOrScalar& b);
+Tensor xlogy(const TensorOrScalar& a, const TensorOrScalar& b);  // 0 where a == 0, unless b is NaN
+Tensor nextafter(const TensorOrScalar& a, const TensorOrScalar& b);
+// pow computed in and returned as float64 whatever the operands; Unsupported naming "fp64"
+// on a device without it (never float32 instead).
+Tensor float_power(const TensorOrScalar& a, const TensorOrScalar& b);
+// |a - b| <= atol + rtol |b|, elementwise, as a bool tensor (PyTorch's isclose: a and b share
+// one dtype; equal infinities and, with equal_nan, two NaNs are close; integers compare
+// through the default float, 16-bit floats round each step to their dtype). Throws
+// InvalidArgument for different dtypes or a negative rtol/atol.
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+               bool equal_nan = false);
+// Whether isclose holds everywhere: one reduction on the device and one scalar read.
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+              bool equal_nan = false);
+// clamp with one bound (tensor or scalar, broadcasting): clamp's dtype rules and NaN
+// propagation, errors named after these ops.
+Tensor clamp_min(const Tensor& x, const TensorOrScalar& min);
+Tensor clamp_max(const Tensor& x, const TensorOrScalar& max);
 
 // ---- ternary ----
 // condition must be bool.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/ops/inplace_write.hpp"
 #include "core/ops/variant_plan.hpp"
 
 namespace nbx::ops::detail {
@@ -67,6 +68,24 @@ void fill_and_launch(const Device& device, const ElementwiseLaunch& launch, cons
   ctx.backend_device().launch(kl);
 }
 
+// The inputs' broadcast shape, after refusing by name a dtype the device cannot hold.
+Shape checked_out_shape(const Device& device, const ElementwiseLaunch& launch) {
+  Shape out_shape;
+  bool first = true;
+  for (const LaunchInput& in : launch.inputs) {
+    if (!in.tensor.defined()) continue;
+    out_shape =
+        first ? in.tensor.shape()
+              : broadcast_shapes(out_shape, in.tensor.shape(), std::string(launch.op_name).c_str());
+    first = false;
+  }
+  require_dtype_support(launch.op_name, launch.out_dtype, device);
+  require_dtype_support(launch.op_name, launch.compute_dtype, device);
+  for (const LaunchInput& in : launch.inputs)
+    if (in.tensor.defined()) require_dtype_support(launch.op_name, in.tensor.dtype(), device);
+  return out_shape;
+}
+
 }  // namespace
 
 abi::ScalarValue scalar_value(const Scalar& s) {
@@ -111,22 +130,29 @@ void require_dtype_support(std::string_view op, DType dtype, const Capabilities&
 }
 
 Tensor launch_elementwise(const Device& device, const ElementwiseLaunch& launch) {
-  Shape out_shape;
-  bool first = true;
-  for (const LaunchInput& in : launch.inputs) {
-    if (!in.tensor.defined()) continue;
-    out_shape =
-        first ? in.tensor.shape()
-              : broadcast_shapes(out_shape, in.tensor.shape(), std::string(launch.op_name).c_str());
-    first = false;
-  }
-  require_dtype_support(launch.op_name, launch.out_dtype, device);
-  require_dtype_support(launch.op_name, launch.compute_dtype, device);
-  for (const LaunchInput& in : launch.inputs)
-    if (in.tensor.defined()) require_dtype_support(launch.op_name, in.tensor.dtype(), device);
-  Tensor out = Tensor::empty(out_shape, launch.out_dtype, device);
+  Tensor out = Tensor::empty(checked_out_shape(device, launch), launch.out_dtype, device);
   fill_and_launch(device, launch, out);
   return out;
+}
+
+Tensor launch_elementwise(const Device& device, const ElementwiseLaunch& launch,
+                          const OutputView& out) {
+  const Tensor& dst = out.tensor;
+  check_destination(out.form, dst, checked_out_shape(device, launch), launch.out_dtype, device,
+                    /*exact_dtype=*/false, out.in_place);
+  require_no_internal_overlap(out.form, dst);
+  bool through_temporary = dst.dtype() != launch.out_dtype;
+  for (const LaunchInput& in : launch.inputs) {
+    if (!in.tensor.defined()) continue;
+    require_no_partial_overlap(out.form, dst, in.tensor);
+    through_temporary = through_temporary || overlap_of(dst, in.tensor) == Overlap::kMayOverlap;
+  }
+  if (through_temporary) {
+    copy_into(out.form, dst, launch_elementwise(device, launch));
+    return dst;
+  }
+  fill_and_launch(device, launch, dst);
+  return dst;
 }
 
 void launch_elementwise_into(const Device& device, const ElementwiseLaunch& launch,

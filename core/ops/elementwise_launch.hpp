@@ -32,8 +32,25 @@ struct ElementwiseLaunch {
 // parameter block and launches. Tensor inputs must live on `device`.
 Tensor launch_elementwise(const Device& device, const ElementwiseLaunch& launch);
 
-// Writes the elementwise op into an existing tensor `out` (any strides; it must not overlap
-// an input). Used by the copy paths that fill views.
+// A caller-given output: an in-place form's self or an out= tensor, any view of any strides.
+// `form` names the public form in messages ("add_", "add_out").
+struct OutputView {
+  Tensor tensor;
+  std::string_view form;
+  bool in_place = false;  // PyTorch's in-place wording for a result that would grow self
+};
+
+// Writes the op into `out` and returns it, with PyTorch's rules (inplace_write.hpp): the
+// inputs' broadcast shape must be out's, launch.out_dtype must cast to out's dtype, out must
+// live on `device` and not be an expanded view, and no input may partially overlap it
+// (x.add_(x) is fine). Writes straight through out's strides; only a dtype that differs from
+// launch.out_dtype (one rounding per dtype, as PyTorch's cast after compute) or a strided
+// input that may share out's elements goes through a temporary and a copy.
+Tensor launch_elementwise(const Device& device, const ElementwiseLaunch& launch,
+                          const OutputView& out);
+
+// Writes the elementwise op into an existing tensor `out` unchecked (any strides; the caller
+// has checked shape, dtype and overlaps). The copy and fill paths that write views end here.
 void launch_elementwise_into(const Device& device, const ElementwiseLaunch& launch,
                              const Tensor& out);
 

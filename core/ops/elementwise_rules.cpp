@@ -50,6 +50,33 @@ constexpr OpRule kRules[] = {
     {"nan_to_num", abi::kOp_nan_to_num, 1, D::kAll, R::kPromoted},
     {"logical_not", abi::kOp_logical_not, 1, D::kAll, R::kBool},
     {"bitwise_not", abi::kOp_bitwise_not, 1, D::kIntegralOrBool, R::kPromoted},
+    // Unary (issue 11). square of bool is int64 (PyTorch's pow(x, 2)): the wrapper casts.
+    {"log1p", abi::kOp_log1p, 1, D::kAll, R::kFloatPromoted},
+    {"expm1", abi::kOp_expm1, 1, D::kAll, R::kFloatPromoted},
+    {"log10", abi::kOp_log10, 1, D::kAll, R::kFloatPromoted},
+    {"sign", abi::kOp_sign, 1, D::kAll, R::kPromoted},
+    {"sgn", abi::kOp_sgn, 1, D::kAll, R::kPromoted},
+    {"signbit", abi::kOp_signbit, 1, D::kAll, R::kBool},
+    {"asin", abi::kOp_asin, 1, D::kAll, R::kFloatPromoted},
+    {"acos", abi::kOp_acos, 1, D::kAll, R::kFloatPromoted},
+    {"atan", abi::kOp_atan, 1, D::kAll, R::kFloatPromoted},
+    {"sinh", abi::kOp_sinh, 1, D::kAll, R::kFloatPromoted},
+    {"cosh", abi::kOp_cosh, 1, D::kAll, R::kFloatPromoted},
+    {"asinh", abi::kOp_asinh, 1, D::kAll, R::kFloatPromoted},
+    {"acosh", abi::kOp_acosh, 1, D::kAll, R::kFloatPromoted},
+    {"atanh", abi::kOp_atanh, 1, D::kAll, R::kFloatPromoted},
+    {"erfc", abi::kOp_erfc, 1, D::kAll, R::kFloatPromoted},
+    {"erfinv", abi::kOp_erfinv, 1, D::kAll, R::kFloatPromoted},
+    {"lgamma", abi::kOp_lgamma, 1, D::kAll, R::kFloatPromoted},
+    {"digamma", abi::kOp_digamma, 1, D::kAll, R::kFloatPromoted},
+    {"square", abi::kOp_square, 1, D::kAll, R::kPromoted},
+    {"frac", abi::kOp_frac, 1, D::kFloating, R::kPromoted},
+    {"deg2rad", abi::kOp_deg2rad, 1, D::kAll, R::kFloatPromoted},
+    {"rad2deg", abi::kOp_rad2deg, 1, D::kAll, R::kFloatPromoted},
+    {"logit", abi::kOp_logit, 1, D::kAll, R::kFloatPromoted},
+    {"sinc", abi::kOp_sinc, 1, D::kAll, R::kFloatPromoted},
+    {"isposinf", abi::kOp_isposinf, 1, D::kAll, R::kBool},
+    {"isneginf", abi::kOp_isneginf, 1, D::kAll, R::kBool},
     {"add", abi::kOp_add, 2, D::kAll, R::kPromoted},
     {"sub", abi::kOp_sub, 2, D::kNoBool, R::kPromoted},
     {"mul", abi::kOp_mul, 2, D::kAll, R::kPromoted},
@@ -74,6 +101,16 @@ constexpr OpRule kRules[] = {
     {"le", abi::kOp_le, 2, D::kAll, R::kBool},
     {"gt", abi::kOp_gt, 2, D::kAll, R::kBool},
     {"ge", abi::kOp_ge, 2, D::kAll, R::kBool},
+    // Binary (issue 11). hypot, logaddexp(2) and nextafter have no integer kernel in PyTorch.
+    {"fmod", abi::kOp_fmod, 2, D::kNoBool, R::kPromoted},
+    {"hypot", abi::kOp_hypot, 2, D::kFloating, R::kPromoted},
+    {"copysign", abi::kOp_copysign, 2, D::kAll, R::kFloatPromoted},
+    {"logaddexp", abi::kOp_logaddexp, 2, D::kFloating, R::kPromoted},
+    {"logaddexp2", abi::kOp_logaddexp2, 2, D::kFloating, R::kPromoted},
+    {"xlogy", abi::kOp_xlogy, 2, D::kAll, R::kFloatPromoted},
+    {"nextafter", abi::kOp_nextafter, 2, D::kFloating, R::kPromoted},
+    {"float_power", abi::kOp_float_power, 2, D::kAll, R::kFloat64},
+    {"isclose", abi::kOp_isclose, 2, D::kAll, R::kBoolOfFloat},
     {"where", abi::kOp_where, 3, D::kAll, R::kPromoted},
     {"clamp", abi::kOp_clamp, 3, D::kNoBool, R::kPromoted},
     {"lerp", abi::kOp_lerp, 3, D::kFloating, R::kPromoted},
@@ -150,6 +187,11 @@ ElementwiseTypes plan_elementwise_types(const OpRule& rule, std::span<const Prom
   // its integers and widens inside the kernel, where exactness is decided.
   t.input_dtype =
       (rule.result == ResultKind::kFloatPromoted && !t.integer_division) ? t.out_dtype : t.common;
+  if (rule.result == ResultKind::kFloat64) t.out_dtype = t.input_dtype = DType::kFloat64;
+  if (rule.result == ResultKind::kBoolOfFloat) {
+    t.out_dtype = DType::kBool;
+    t.input_dtype = is_floating(t.common) ? t.common : kDefaultFloat;
+  }
   if (t.integer_division) {
     t.compute_dtype = caps.fp64.value ? DType::kFloat64 : DType::kFloat32;
     t.widened_through_float32 = !caps.fp64.value;

@@ -27,6 +27,8 @@ enum class ResultKind {
   kPromoted,       // the promoted dtype
   kBool,           // comparisons, logical ops, isnan …
   kFloatPromoted,  // integers and bool become the default float (exp, sin, div …)
+  kFloat64,        // float_power: operands cast to float64, the result float64
+  kBoolOfFloat,    // isclose: bool, computed in the promoted float (integers: default float)
 };
 
 struct OpRule {

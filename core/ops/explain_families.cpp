@@ -191,7 +191,8 @@ void explain_creation(const OpEntry& entry, const ExplainCall& call, OpExplanati
   const PlanTarget& target = call.target;
   ElementPlan plan;
   std::string family = "fill", details = "op " + name;
-  if (name == "full" || name == "fill") {
+  const bool like = name == "zeros_like" || name == "ones_like" || name == "full_like";
+  if (name == "full" || name == "fill" || like) {
     if (name == "full") out.inputs = {"none: makes " + describe(dtype, shape)};
     plan = plan_full(name, shape, dtype, target);
     abi::ElementwiseParams p{};
@@ -202,6 +203,19 @@ void explain_creation(const OpEntry& entry, const ExplainCall& call, OpExplanati
   } else if (name == "triu" || name == "tril") {
     plan = plan_triangle(name, shape, dtype, target);
     details += ", over the last two dims";
+  } else if (name == "eye") {
+    out.inputs = {"none: makes " + describe(dtype, shape)};
+    if (shape.size() != 2)
+      throw InvalidArgument(
+          name, "explain eye: give the output's shape as [n, m] (got " + to_string(shape) + ").");
+    plan = plan_eye(shape[0], shape[1], dtype, target);
+  } else if (name == "empty_like" || name == "empty_strided") {
+    out.inputs = {name == "empty_like" ? "like: " + describe(dtype, shape)
+                                       : "none: makes " + describe(dtype, shape)};
+    plan = plan_full(name, shape, dtype, target);
+    plan.choices.pop_back();  // no value is written
+    family = "none";
+    details = "an allocation only; the elements are uninitialized";
   } else {
     out.inputs = {"none: makes " + describe(dtype, shape)};
     if (shape.size() != 1)

@@ -9,6 +9,7 @@
 
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
+#include "core/ops/inplace_write.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -26,6 +27,8 @@ struct Product {
   const Tensor* addend = nullptr;
   double alpha = 1, beta = 0;
   const MatmulPlan* plan = nullptr;  // plan_product's, made from the user's operands
+  // An out= form's tensor, contiguous and aligned (product_result decides): written directly.
+  const Tensor* into = nullptr;
 };
 
 Shape leading(const Shape& s, int keep_last) {
@@ -103,7 +106,8 @@ void fold_batch_into_rows(abi::MatmulParams& q) {
   q.batch_ndim = 0;
 }
 
-// Returns a fresh contiguous tensor of shape broadcast(batch_a, batch_b) + [m, n].
+// Returns a fresh contiguous tensor of shape broadcast(batch_a, batch_b) + [m, n], or p.into
+// viewed as that shape.
 Tensor launch_product(const Product& p) {
   check_operands(p);
   const std::string name = p.name;
@@ -162,9 +166,9 @@ Tensor launch_product(const Product& p) {
   bind(a_in, q.a_offset, q.a_batch_strides, q.a_row_stride, q.a_col_stride);
   bind(b_in, q.b_offset, q.b_batch_strides, q.b_row_stride, q.b_col_stride);
 
-  Tensor out = Tensor::empty(out_shape, plan.out_dtype, device);
+  Tensor out = p.into ? p.into->view(out_shape) : Tensor::empty(out_shape, plan.out_dtype, device);
   const Strides os = out.strides();
-  q.out_offset = 0;
+  q.out_offset = out.offset();
   copy_batch_strides(q.out_batch_strides, os, batch.size());
   q.out_row_stride = os[out_shape.size() - 2];
   q.out_col_stride = os[out_shape.size() - 1];
@@ -201,6 +205,39 @@ Tensor launch_product(const Product& p) {
   return out;
 }
 
+// A form's result of shape `shape` (the user's; the product's own has the 1-d operands'
+// dims kept), fresh, or written into an out= tensor: checked for shape, dtype (exactly the
+// product's), device and overlap with an operand — refused where they surely share elements
+// (every input element is read many times, so no launch order makes writing over one safe).
+// A contiguous out whose first byte is 16-byte aligned (what vendor BLAS kernels assume of a
+// matrix) is written directly; another view, or one whose memory range only interleaves
+// with an operand's, gets the product through a temporary and one copy.
+Tensor product_result(Product p, const Shape& shape, const Tensor* out) {
+  if (!out) return launch_product(p).view(shape);
+  const std::string form = std::string(p.name) + "_out";
+  detail::check_destination(form, *out, shape, p.plan->out_dtype, p.a.device(),
+                            /*exact_dtype=*/true);
+  detail::require_no_internal_overlap(form, *out);
+  bool direct = out->is_contiguous() && (out->offset() * std::int64_t(out->itemsize())) % 16 == 0;
+  const Tensor* const operands[] = {&p.a, &p.b, p.addend};
+  for (const Tensor* t : operands) {
+    const detail::Overlap o = t ? detail::overlap_of(*out, *t) : detail::Overlap::kNone;
+    if (o == detail::Overlap::kSame || o == detail::Overlap::kPartial)
+      throw InvalidArgument(form, form +
+                                      ": unsupported operation: the out tensor shares memory "
+                                      "with an operand of the product (shapes " +
+                                      p.shapes + "). Please clone() the operand first.");
+    direct = direct && o == detail::Overlap::kNone;
+  }
+  if (direct) {
+    p.into = out;
+    launch_product(p);
+    return *out;
+  }
+  detail::copy_into(form, *out, launch_product(p).view(shape));
+  return *out;
+}
+
 std::string two_shapes(const Tensor& a, const Tensor& b) {
   return to_string(a.shape()) + " and " + to_string(b.shape());
 }
@@ -220,6 +257,86 @@ ProductPlan form_plan(const char* op, std::initializer_list<const Tensor*> opera
   return plan_product(op, dtypes, shapes,
                       {device.capabilities(), device.str(), device.display_name(),
                        &device.context().backend_device()});
+}
+
+Tensor matmul_into(const Tensor* out, const Tensor& a, const Tensor& b) {
+  const ProductPlan plan = form_plan("matmul", {&a, &b}, a);
+  const Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  const Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+  return product_result({"matmul", a2, b2, two_shapes(a, b), nullptr, 1, 0, &plan.matmul},
+                        plan.out_shape, out);
+}
+
+Tensor mm_into(const Tensor* out, const Tensor& a, const Tensor& b) {
+  const ProductPlan plan = form_plan("mm", {&a, &b}, a);
+  return product_result({"mm", a, b, two_shapes(a, b), nullptr, 1, 0, &plan.matmul}, plan.out_shape,
+                        out);
+}
+
+Tensor mv_into(const Tensor* out, const Tensor& mat, const Tensor& vec) {
+  const ProductPlan plan = form_plan("mv", {&mat, &vec}, mat);
+  return product_result(
+      {"mv", mat, vec.unsqueeze(1), two_shapes(mat, vec), nullptr, 1, 0, &plan.matmul},
+      plan.out_shape, out);
+}
+
+Tensor bmm_into(const Tensor* out, const Tensor& a, const Tensor& b) {
+  const ProductPlan plan = form_plan("bmm", {&a, &b}, a);
+  return product_result({"bmm", a, b, two_shapes(a, b), nullptr, 1, 0, &plan.matmul},
+                        plan.out_shape, out);
+}
+
+Tensor dot_into(const Tensor* out, const Tensor& a, const Tensor& b) {
+  const ProductPlan plan = form_plan("dot", {&a, &b}, a);
+  return product_result(
+      {"dot", a.unsqueeze(0), b.unsqueeze(1), two_shapes(a, b), nullptr, 1, 0, &plan.matmul},
+      plan.out_shape, out);
+}
+
+Tensor addmm_into(const Tensor* out, const Tensor& input, const Tensor& m1, const Tensor& m2,
+                  double beta, double alpha) {
+  const ProductPlan plan = form_plan("addmm", {&input, &m1, &m2}, m1);
+  return product_result({"addmm", m1, m2, two_shapes(m1, m2), &input, alpha, beta, &plan.matmul},
+                        plan.out_shape, out);
+}
+
+Tensor baddbmm_into(const Tensor* out, const Tensor& input, const Tensor& b1, const Tensor& b2,
+                    double beta, double alpha) {
+  const ProductPlan plan = form_plan("baddbmm", {&input, &b1, &b2}, b1);
+  return product_result({"baddbmm", b1, b2, two_shapes(b1, b2), &input, alpha, beta, &plan.matmul},
+                        plan.out_shape, out);
+}
+
+Tensor addmv_into(const Tensor* out, const Tensor& input, const Tensor& mat, const Tensor& vec,
+                  double beta, double alpha) {
+  const ProductPlan plan = form_plan("addmv", {&input, &mat, &vec}, mat);
+  // The product is computed as a column; the input becomes one too.
+  const Tensor column = input.dim() == 1 ? input.unsqueeze(1) : input;
+  return product_result(
+      {"addmv", mat, vec.unsqueeze(1), two_shapes(mat, vec), &column, alpha, beta, &plan.matmul},
+      plan.out_shape, out);
+}
+
+Tensor addr_into(const Tensor* out, const Tensor& input, const Tensor& vec1, const Tensor& vec2,
+                 double beta, double alpha) {
+  const ProductPlan plan = form_plan("addr", {&input, &vec1, &vec2}, vec1);
+  return product_result({"addr", vec1.unsqueeze(1), vec2.unsqueeze(0), two_shapes(vec1, vec2),
+                         &input, alpha, beta, &plan.matmul},
+                        plan.out_shape, out);
+}
+
+Tensor linear_into(const Tensor* out, const Tensor& x, const Tensor& weight,
+                   const std::optional<Tensor>& bias) {
+  const ProductPlan plan =
+      bias ? form_plan("linear", {&x, &weight, &*bias}, x) : form_plan("linear", {&x, &weight}, x);
+  const Tensor a = x.dim() == 1 ? x.unsqueeze(0) : x;
+  const Tensor b = weight.dim() == 2 ? weight.transpose(0, 1) : weight.unsqueeze(1);
+  // A 1-d weight makes a column; the bias must then broadcast to that column too.
+  std::optional<Tensor> addend;
+  if (bias) addend = weight.dim() == 1 && bias->dim() >= 1 ? bias->unsqueeze(-1) : *bias;
+  return product_result({"linear", a, b, two_shapes(x, weight), addend ? &*addend : nullptr, 1.0,
+                         addend ? 1.0 : 0.0, &plan.matmul},
+                        plan.out_shape, out);
 }
 
 }  // namespace
@@ -249,74 +366,70 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  const ProductPlan plan = form_plan("matmul", {&a, &b}, a);
-  const Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
-  const Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
-  return launch_product({"matmul", a2, b2, two_shapes(a, b), nullptr, 1, 0, &plan.matmul})
-      .view(plan.out_shape);
+  return matmul_into(nullptr, a, b);
 }
-
+Tensor matmul_out(const Tensor& out, const Tensor& a, const Tensor& b) {
+  return matmul_into(&out, a, b);
+}
 Tensor mm(const Tensor& a, const Tensor& b) {
-  const ProductPlan plan = form_plan("mm", {&a, &b}, a);
-  return launch_product({"mm", a, b, two_shapes(a, b), nullptr, 1, 0, &plan.matmul});
+  return mm_into(nullptr, a, b);
 }
-
+Tensor mm_out(const Tensor& out, const Tensor& a, const Tensor& b) {
+  return mm_into(&out, a, b);
+}
 Tensor mv(const Tensor& mat, const Tensor& vec) {
-  const ProductPlan plan = form_plan("mv", {&mat, &vec}, mat);
-  return launch_product(
-             {"mv", mat, vec.unsqueeze(1), two_shapes(mat, vec), nullptr, 1, 0, &plan.matmul})
-      .view(plan.out_shape);
+  return mv_into(nullptr, mat, vec);
 }
-
+Tensor mv_out(const Tensor& out, const Tensor& mat, const Tensor& vec) {
+  return mv_into(&out, mat, vec);
+}
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  const ProductPlan plan = form_plan("bmm", {&a, &b}, a);
-  return launch_product({"bmm", a, b, two_shapes(a, b), nullptr, 1, 0, &plan.matmul});
+  return bmm_into(nullptr, a, b);
 }
-
+Tensor bmm_out(const Tensor& out, const Tensor& a, const Tensor& b) {
+  return bmm_into(&out, a, b);
+}
 Tensor dot(const Tensor& a, const Tensor& b) {
-  const ProductPlan plan = form_plan("dot", {&a, &b}, a);
-  return launch_product(
-             {"dot", a.unsqueeze(0), b.unsqueeze(1), two_shapes(a, b), nullptr, 1, 0, &plan.matmul})
-      .view(plan.out_shape);
+  return dot_into(nullptr, a, b);
 }
-
+Tensor dot_out(const Tensor& out, const Tensor& a, const Tensor& b) {
+  return dot_into(&out, a, b);
+}
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, double beta, double alpha) {
-  const ProductPlan plan = form_plan("addmm", {&input, &m1, &m2}, m1);
-  return launch_product({"addmm", m1, m2, two_shapes(m1, m2), &input, alpha, beta, &plan.matmul});
+  return addmm_into(nullptr, input, m1, m2, beta, alpha);
 }
-
+Tensor addmm_out(const Tensor& out, const Tensor& input, const Tensor& m1, const Tensor& m2,
+                 double beta, double alpha) {
+  return addmm_into(&out, input, m1, m2, beta, alpha);
+}
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, double beta, double alpha) {
-  const ProductPlan plan = form_plan("baddbmm", {&input, &b1, &b2}, b1);
-  return launch_product({"baddbmm", b1, b2, two_shapes(b1, b2), &input, alpha, beta, &plan.matmul});
+  return baddbmm_into(nullptr, input, b1, b2, beta, alpha);
 }
-
+Tensor baddbmm_out(const Tensor& out, const Tensor& input, const Tensor& b1, const Tensor& b2,
+                   double beta, double alpha) {
+  return baddbmm_into(&out, input, b1, b2, beta, alpha);
+}
 Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, double beta, double alpha) {
-  const ProductPlan plan = form_plan("addmv", {&input, &mat, &vec}, mat);
-  // The product is computed as a column; the input becomes one too.
-  const Tensor column = input.dim() == 1 ? input.unsqueeze(1) : input;
-  return launch_product({"addmv", mat, vec.unsqueeze(1), two_shapes(mat, vec), &column, alpha, beta,
-                         &plan.matmul})
-      .view(plan.out_shape);
+  return addmv_into(nullptr, input, mat, vec, beta, alpha);
 }
-
+Tensor addmv_out(const Tensor& out, const Tensor& input, const Tensor& mat, const Tensor& vec,
+                 double beta, double alpha) {
+  return addmv_into(&out, input, mat, vec, beta, alpha);
+}
 Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, double beta,
             double alpha) {
-  const ProductPlan plan = form_plan("addr", {&input, &vec1, &vec2}, vec1);
-  return launch_product({"addr", vec1.unsqueeze(1), vec2.unsqueeze(0), two_shapes(vec1, vec2),
-                         &input, alpha, beta, &plan.matmul});
+  return addr_into(nullptr, input, vec1, vec2, beta, alpha);
 }
-
+Tensor addr_out(const Tensor& out, const Tensor& input, const Tensor& vec1, const Tensor& vec2,
+                double beta, double alpha) {
+  return addr_into(&out, input, vec1, vec2, beta, alpha);
+}
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias) {
-  const ProductPlan plan =
-      bias ? form_plan("linear", {&x, &weight, &*bias}, x) : form_plan("linear", {&x, &weight}, x);
-  const Tensor a = x.dim() == 1 ? x.unsqueeze(0) : x;
-  const Tensor b = weight.dim() == 2 ? weight.transpose(0, 1) : weight.unsqueeze(1);
-  // A 1-d weight makes a column; the bias must then broadcast to that column too.
-  std::optional<Tensor> addend;
-  if (bias) addend = weight.dim() == 1 && bias->dim() >= 1 ? bias->unsqueeze(-1) : *bias;
-  return launch_product({"linear", a, b, two_shapes(x, weight), addend ? &*addend : nullptr, 1.0,
-                         addend ? 1.0 : 0.0, &plan.matmul})
-      .view(plan.out_shape);
+  return linear_into(nullptr, x, weight, bias);
+}
+Tensor linear_out(const Tensor& out, const Tensor& x, const Tensor& weight,
+                  const std::optional<Tensor>& bias) {
+  return linear_into(&out, x, weight, bias);
 }
 
 }  // namespace nbx::ops

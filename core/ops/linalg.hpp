@@ -120,4 +120,28 @@ Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, double 
 // x @ weight^T + bias: x is (*, in), weight (out, in) or (in), bias broadcasts to the result.
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias = {});
 
+// ---- out= forms (libtorch's matmul_out(out, a, b) order) ----
+// The product written into `out` (returned): out must have the form's result shape (never
+// resized), exactly its dtype (MatmulPlan::out_dtype) and the operands' device. An out that
+// surely shares elements with an operand (the same view, or both dense and overlapping) is
+// refused by name, since the kernel reads every input element many times. A contiguous out
+// whose first byte is 16-byte aligned is written by the product's own launch; any other
+// view, or one whose memory range only interleaves with an operand's, gets the product
+// through a temporary and one copy.
+Tensor matmul_out(const Tensor& out, const Tensor& a, const Tensor& b);
+Tensor mm_out(const Tensor& out, const Tensor& a, const Tensor& b);
+Tensor mv_out(const Tensor& out, const Tensor& mat, const Tensor& vec);
+Tensor bmm_out(const Tensor& out, const Tensor& a, const Tensor& b);
+Tensor dot_out(const Tensor& out, const Tensor& a, const Tensor& b);
+Tensor addmm_out(const Tensor& out, const Tensor& input, const Tensor& m1, const Tensor& m2,
+                 double beta = 1, double alpha = 1);
+Tensor baddbmm_out(const Tensor& out, const Tensor& input, const Tensor& b1, const Tensor& b2,
+                   double beta = 1, double alpha = 1);
+Tensor addmv_out(const Tensor& out, const Tensor& input, const Tensor& mat, const Tensor& vec,
+                 double beta = 1, double alpha = 1);
+Tensor addr_out(const Tensor& out, const Tensor& input, const Tensor& vec1, const Tensor& vec2,
+                double beta = 1, double alpha = 1);
+Tensor linear_out(const Tensor& out, const Tensor& x, const Tensor& weight,
+                  const std::optional<Tensor>& bias = {});
+
 }  // namespace nbx::ops

@@ -26,4 +26,13 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                   const std::optional<Tensor>& weight = {}, const std::optional<Tensor>& bias = {},
                   double eps = 1e-5);
 
+// ---- out= forms (core/ops/inplace_out.cpp) ----
+// The result written into `out` (returned), which must have x's shape, x's dtype and x's
+// device; through a temporary and one copy, as the kernels write fresh contiguous rows.
+Tensor layer_norm_out(const Tensor& out, const Tensor& x, const Shape& normalized_shape,
+                      const std::optional<Tensor>& weight = {},
+                      const std::optional<Tensor>& bias = {}, double eps = 1e-5);
+Tensor rms_norm_out(const Tensor& out, const Tensor& x, const Shape& normalized_shape,
+                    const std::optional<Tensor>& weight = {}, std::optional<double> eps = {});
+
 }  // namespace nbx::ops

@@ -28,6 +28,8 @@ const char* op_name(abi::ScanOp op) {
       return "cummax";
     case abi::kScan_cummin:
       return "cummin";
+    case abi::kScan_logcumsumexp:
+      return "logcumsumexp";
   }
   return nullptr;
 }
@@ -66,6 +68,8 @@ const char* op_name(abi::FillOp op) {
       return "triu";
     case abi::kFill_tril:
       return "tril";
+    case abi::kFill_eye:
+      return "eye";
   }
   return nullptr;
 }
@@ -151,6 +155,23 @@ OpEntry elementwise_entry(const detail::OpRule& rule, std::string_view table_op,
   return e;
 }
 
+// isclose and allclose take two tensors of one dtype, as PyTorch; allclose then reads one
+// bool: all() of isclose's result, reduced on the device.
+void explain_closeness(const OpEntry& entry, const ExplainCall& call, OpExplanation& out) {
+  if (call.dtypes.size() == 2 && call.dtypes[0] != call.dtypes[1])
+    throw InvalidArgument(entry.name, entry.name +
+                                          ": the operands must share one dtype, as "
+                                          "PyTorch requires (a is " +
+                                          std::string(dtype_name(call.dtypes[0])) + ", b " +
+                                          std::string(dtype_name(call.dtypes[1])) + ").");
+  detail::explain_elementwise(entry, call, out);
+  if (entry.name != "allclose") return;
+  out.choices.push_back(
+      {"reduction", "all", "", "",
+       "isclose's bool " + out.output + " is reduced by all() on the device; one scalar is read."});
+  out.output = "bool (a host value)";
+}
+
 // The public forms of the elementwise copy (op copy): casts, copies and scalar fills.
 void add_copy_forms(std::vector<OpEntry>& ops) {
   const auto form = [](const char* name, int operands, const char* names, ExplainFn fn,
@@ -176,6 +197,12 @@ void add_copy_forms(std::vector<OpEntry>& ops) {
       form("full", 1, "the output's dtype and shape", detail::explain_creation, {DType::kFloat32}));
   ops.push_back(form("fill", 1, "like (the output's dtype and shape)", detail::explain_creation,
                      {DType::kFloat32}));
+  // torch.*_like: the same copy of one scalar (empty_like: an allocation only).
+  for (const char* name : {"zeros_like", "ones_like", "full_like", "empty_like"})
+    ops.push_back(form(name, 1, "like (the output's dtype and shape; dtype/device overrides)",
+                       detail::explain_creation, {DType::kFloat32}));
+  ops.push_back(form("empty_strided", 1, "the output's dtype and sizes (strides change nothing)",
+                     detail::explain_creation, {DType::kFloat32}));
 }
 
 void add_elementwise(std::vector<OpEntry>& ops) {
@@ -204,6 +231,22 @@ void add_elementwise(std::vector<OpEntry>& ops) {
       m.example_dtypes = {DType::kFloat32, DType::kBool};
       m.example_shapes = {kRows, Shape{1000}};
       ops.push_back(std::move(m));
+    }
+    // clamp_min/clamp_max with a tensor bound run maximum/minimum (a scalar bound runs
+    // clamp, whose plan is the same but for the absent bound).
+    if (t.code == abi::kOp_maximum || t.code == abi::kOp_minimum) {
+      OpEntry c = ops.back();
+      const bool lower = t.code == abi::kOp_maximum;
+      c.name = lower ? "clamp_min" : "clamp_max";
+      c.operand_names = lower ? "x; min (a tensor bound)" : "x; max (a tensor bound)";
+      ops.push_back(std::move(c));
+    }
+    if (t.code == abi::kOp_isclose) {
+      ops.back().explain = explain_closeness;
+      ops.back().operand_names = "a; b (one dtype)";
+      OpEntry a = ops.back();
+      a.name = "allclose";
+      ops.push_back(std::move(a));
     }
   }
 }
@@ -304,6 +347,7 @@ std::vector<OpEntry> build_catalog() {
     OpEntry& e = ops[k];
     const bool range = e.code == abi::kFill_arange || e.code == abi::kFill_linspace;
     e.operand_names = range ? "the output's dtype and 1-d shape [n]" : "x (the last two dims)";
+    if (e.code == abi::kFill_eye) e.operand_names = "the output's dtype and shape [n, m]";
     e.example_shapes = {range ? Shape{1000} : Shape{64, 64}};
   }
   OpEntry reads;  // an input and an index tensor

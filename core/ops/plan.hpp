@@ -96,5 +96,7 @@ ElementPlan plan_linspace(Scalar start, Scalar end, std::int64_t steps, DType dt
                           const PlanTarget& target);
 ElementPlan plan_triangle(std::string_view op, const Shape& x, DType dtype,
                           const PlanTarget& target);
+// eye: an n × m identity written by the fill kernel.
+ElementPlan plan_eye(std::int64_t n, std::int64_t m, DType dtype, const PlanTarget& target);
 
 }  // namespace nbx::ops

@@ -27,6 +27,7 @@ enum class Family {
   kLogical,       // any, all: bool out (uint8 for uint8)
   kCount,         // count_nonzero: int64 out
   kFloatPromote,  // logsumexp: integers → default float
+  kNanMean,       // nanmean: floating inputs only, even with a requested dtype (PyTorch)
 };
 
 struct ReduceRequest {
@@ -83,6 +84,11 @@ constexpr ReduceOpInfo kReduceOps[] = {
     {"any", abi::kReduce_any, Family::kLogical},
     {"all", abi::kReduce_all, Family::kLogical},
     {"count_nonzero", abi::kReduce_count_nonzero, Family::kCount},
+    {"aminmax", abi::kReduce_aminmax, Family::kSameDtype},
+    {"nansum", abi::kReduce_nansum, Family::kSumLike},
+    {"nanmean", abi::kReduce_nanmean, Family::kNanMean},
+    {"var_mean", abi::kReduce_var_mean, Family::kFloatOnly},
+    {"std_mean", abi::kReduce_std_mean, Family::kFloatOnly},
 };
 
 const ReduceOpInfo& info_for(std::string_view name) {
@@ -91,9 +97,25 @@ const ReduceOpInfo& info_for(std::string_view name) {
   throw InvalidArgument(std::string(name), "'" + std::string(name) + "' is not a reduction.");
 }
 
+// The table row of a kernel op: the public max(x) and min(x) of a whole tensor run amax and
+// amin under their own names.
+const ReduceOpInfo& info_for(abi::ReduceOp op) {
+  for (const ReduceOpInfo& i : kReduceOps)
+    if (i.op == op) return i;
+  throw Internal("reduce: no table row for reduce op " + std::to_string(op) + ".");
+}
+
+// The ops whose buffer 2 is a second output of the first one's dtype (not int64 indices).
+bool writes_second_value(abi::ReduceOp op) {
+  return op == abi::kReduce_aminmax || op == abi::kReduce_var_mean || op == abi::kReduce_std_mean;
+}
+
+RowPlan plan_for(const ReduceOpInfo& info, std::string_view name, DType in,
+                 std::optional<DType> requested, std::int64_t row_len, const PlanTarget& target);
+
 struct Launched {
   Tensor out;
-  Tensor indices;
+  Tensor indices;  // max/min: int64 indices; aminmax: the maxima; var_mean/std_mean: the means
 };
 
 Launched run(const ReduceRequest& r, bool with_indices = false) {
@@ -109,7 +131,8 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
     for (int d = 0; d < x.dim(); ++d)
       if (m[static_cast<std::size_t>(d)]) row_len_estimate *= x.shape()[d];
   }
-  const RowPlan plan = plan_reduce(r.name, x.dtype(), r.dtype, row_len_estimate, target);
+  const RowPlan plan =
+      plan_for(info_for(r.op), r.name, x.dtype(), r.dtype, row_len_estimate, target);
   const DType out_dtype = plan.out_dtype;
   const Tensor src = x.to(plan.input_dtype);  // a requested dtype casts first, as PyTorch does
 
@@ -137,7 +160,7 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
   p.rows = numel(kept_shape);
   p.row_len = 1;
   for (int d = 0; d < p.red_ndim; ++d) p.row_len *= p.red_sizes[d];
-  const Family family = info_for(r.name).family;
+  const Family family = r.family;
   // ±inf norms are extrema too: PyTorch refuses them over an empty dim, as amax.
   const bool extreme = family == Family::kSameDtype || family == Family::kIndex ||
                        (r.op == abi::kReduce_norm && std::isinf(r.attr));
@@ -162,7 +185,8 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
       {}};
   std::size_t n_buffers = 2;
   if (with_indices) {
-    result.indices = Tensor::empty(kept_shape, DType::kInt64, device);
+    const DType second = writes_second_value(r.op) ? out_dtype : DType::kInt64;
+    result.indices = Tensor::empty(kept_shape, second, device);
     const Strides is = result.indices.strides();
     for (int d = 0; d < p.out_ndim; ++d) p.index_strides[d] = is[d];
     buffers[2] = {result.indices.storage()->memory(), true};
@@ -186,9 +210,10 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
 
 }  // namespace
 
-RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requested,
-                    std::int64_t row_len, const PlanTarget& target) {
-  const ReduceOpInfo& info = info_for(op);
+namespace {
+
+RowPlan plan_for(const ReduceOpInfo& info, std::string_view op, DType in,
+                 std::optional<DType> requested, std::int64_t row_len, const PlanTarget& target) {
   const std::string name(op);
   RowPlan plan;
   plan.input_dtype = requested.value_or(in);
@@ -235,6 +260,15 @@ RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requeste
       plan.input_dtype = plan.out_dtype;
       rule = "integers are computed as the default float";
       break;
+    case Family::kNanMean:
+      // PyTorch checks the input's own dtype before a requested one.
+      if (!is_floating(in) || !is_floating(t))
+        throw InvalidArgument(name, name + " is not defined for " +
+                                        dtype_str(is_floating(in) ? t : in) +
+                                        " tensors (it takes floating dtypes).");
+      plan.out_dtype = t;
+      rule = "floating inputs only; the output keeps the dtype";
+      break;
   }
   // Integer sums and products wrap, so their low bits do not depend on the accumulator's
   // width: they accumulate in int64 and narrow to a requested int32/int16/int8/uint8/bool
@@ -261,7 +295,18 @@ RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requeste
            ? "integers accumulate in int64, then narrow to the output (wrapping)."
            : "accumulates in the dtype that holds the result exactly."});
   plan.choices.push_back(detail::row_tile_choice(target.caps, row_len, plan.row_tile));
+  if (writes_second_value(info.op))
+    plan.choices.push_back(
+        {"outputs", info.op == abi::kReduce_aminmax ? "min, max" : "statistic, mean", "", "",
+         "one launch writes both outputs from one read of each row (PyTorch returns the pair)."});
   return plan;
+}
+
+}  // namespace
+
+RowPlan plan_reduce(std::string_view op, DType in, std::optional<DType> requested,
+                    std::int64_t row_len, const PlanTarget& target) {
+  return plan_for(info_for(op), op, in, requested, row_len, target);
 }
 
 Tensor sum(const Tensor& x, const DimList& dims, bool keepdim, std::optional<DType> dtype) {
@@ -303,7 +348,7 @@ Tensor var(const Tensor& x, const DimList& dims, double correction, bool keepdim
   return run({"var", abi::kReduce_var, Family::kFloatOnly, x, dims, keepdim, {}, correction}).out;
 }
 Tensor stddev(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
-  return run({"std", abi::kReduce_std, Family::kFloatOnly, x, dims, keepdim, {}, correction}).out;
+  return std(x, dims, correction, keepdim);
 }
 Tensor norm(const Tensor& x, double p, const DimList& dims, bool keepdim) {
   if (std::isnan(p)) throw InvalidArgument("norm", "norm: the order p must not be NaN.");
@@ -323,9 +368,46 @@ Tensor count_nonzero(const Tensor& x, const DimList& dims) {
   return run({"count_nonzero", abi::kReduce_count_nonzero, Family::kCount, x, dims, false, {}}).out;
 }
 
+// ---- issue 11's reductions ----
+
+Tensor max(const Tensor& x) {
+  return run({"max", abi::kReduce_amax, Family::kSameDtype, x, {}, false, {}}).out;
+}
+Tensor min(const Tensor& x) {
+  return run({"min", abi::kReduce_amin, Family::kSameDtype, x, {}, false, {}}).out;
+}
+MinMax aminmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  const DimList dims = dim ? DimList{*dim} : DimList{};
+  Launched l =
+      run({"aminmax", abi::kReduce_aminmax, Family::kSameDtype, x, dims, keepdim, {}}, true);
+  return {l.out, l.indices};
+}
+Tensor nansum(const Tensor& x, const DimList& dims, bool keepdim, std::optional<DType> dtype) {
+  return run({"nansum", abi::kReduce_nansum, Family::kSumLike, x, dims, keepdim, dtype}).out;
+}
+Tensor nanmean(const Tensor& x, const DimList& dims, bool keepdim, std::optional<DType> dtype) {
+  return run({"nanmean", abi::kReduce_nanmean, Family::kNanMean, x, dims, keepdim, dtype}).out;
+}
+Tensor std(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
+  return run({"std", abi::kReduce_std, Family::kFloatOnly, x, dims, keepdim, {}, correction}).out;
+}
+StatisticAndMean var_mean(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
+  Launched l =
+      run({"var_mean", abi::kReduce_var_mean, Family::kFloatOnly, x, dims, keepdim, {}, correction},
+          true);
+  return {l.out, l.indices};
+}
+StatisticAndMean std_mean(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
+  Launched l =
+      run({"std_mean", abi::kReduce_std_mean, Family::kFloatOnly, x, dims, keepdim, {}, correction},
+          true);
+  return {l.out, l.indices};
+}
+
 std::vector<std::string> reduction_op_names() {
-  return {"sum",    "prod", "mean", "amax", "amin",      "max", "min", "argmax",
-          "argmin", "var",  "std",  "norm", "logsumexp", "any", "all", "count_nonzero"};
+  return {"sum",    "prod",          "mean",    "amax",   "amin",    "max",       "min",
+          "argmax", "argmin",        "var",     "std",    "norm",    "logsumexp", "any",
+          "all",    "count_nonzero", "aminmax", "nansum", "nanmean", "var_mean",  "std_mean"};
 }
 
 }  // namespace nbx::ops

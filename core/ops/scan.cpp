@@ -88,7 +88,8 @@ RowPlan plan_scan(std::string_view op, DType in, std::optional<DType> requested,
                   [[maybe_unused]] std::int64_t row_len, const PlanTarget& target) {
   const std::string name(op);
   const bool extreme = op == "cummax" || op == "cummin";
-  if (!extreme && op != "cumsum" && op != "cumprod")
+  const bool log_sum = op == "logcumsumexp";
+  if (!extreme && !log_sum && op != "cumsum" && op != "cumprod")
     throw InvalidArgument(name, "'" + name + "' is not a scan.");
   const auto require = [&](DType t) {
     detail::require_dtype_support(name, t, target.caps, target.device_id, target.device_name);
@@ -102,6 +103,10 @@ RowPlan plan_scan(std::string_view op, DType in, std::optional<DType> requested,
     throw InvalidArgument(name, name +
                                     " cannot produce bool (the requested dtype); request an "
                                     "integer or floating dtype.");
+  // PyTorch's logcumsumexp kernels are floating only ("not implemented for 'Long'").
+  if (log_sum && !is_floating(in))
+    throw InvalidArgument(name, name + " is not defined for " + std::string(dtype_name(in)) +
+                                    " tensors (it takes floating dtypes).");
   RowPlan plan;
   plan.input_dtype = requested.value_or(in);
   const DType t = plan.input_dtype;
@@ -119,6 +124,7 @@ RowPlan plan_scan(std::string_view op, DType in, std::optional<DType> requested,
   plan.choices.push_back({"out_dtype", std::string(dtype_name(plan.out_dtype)),
                           to_int64 ? "int64" : "", to_int64 ? target.caps.int64.source : "",
                           extreme     ? "running extrema keep the input dtype (PyTorch)."
+                          : log_sum   ? "logcumsumexp keeps the floating input dtype (PyTorch)."
                           : requested ? "the requested dtype (PyTorch)."
                           : to_int64
                               ? "integer and bool scans sum into int64, as sum does (PyTorch)."
@@ -126,7 +132,12 @@ RowPlan plan_scan(std::string_view op, DType in, std::optional<DType> requested,
   plan.choices.push_back(
       {"accumulate_dtype", std::string(dtype_name(plan.accumulate_dtype)),
        integer_sum ? "int64" : "", integer_sum ? target.caps.int64.source : "",
-       is_half_type(t) ? "float16/bfloat16 accumulate in float32."
+       log_sum && is_half_type(t)
+           ? "float16/bfloat16 accumulate in float32: a running maximum and a compensated sum "
+             "of exp(x - maximum), rescaled when the maximum grows."
+       : log_sum ? "a running maximum and a compensated sum of exp(x - maximum) in the output "
+                   "dtype, rescaled when the maximum grows."
+       : is_half_type(t) ? "float16/bfloat16 accumulate in float32."
        : integer_sum && plan.out_dtype != DType::kInt64
            ? "integers accumulate in int64, then narrow to the output (wrapping)."
            : "accumulates in the output dtype."});
@@ -149,6 +160,9 @@ ValuesAndIndices cummax(const Tensor& x, std::int64_t dim) {
 ValuesAndIndices cummin(const Tensor& x, std::int64_t dim) {
   ScanResult r = run_scan("cummin", abi::kScan_cummin, x, dim, {});
   return {r.values, r.indices};
+}
+Tensor logcumsumexp(const Tensor& x, std::int64_t dim) {
+  return run_scan("logcumsumexp", abi::kScan_logcumsumexp, x, dim, {}).values;
 }
 
 }  // namespace nbx::ops

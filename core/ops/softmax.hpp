@@ -16,4 +16,13 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype
 Tensor scaled_masked_softmax(const Tensor& x, std::int64_t dim, double scale,
                              const std::optional<Tensor>& mask = {}, bool log = false);
 
+// ---- out= forms (core/ops/inplace_out.cpp) ----
+// The result (of x's dtype, or `dtype`) written into `out` (returned), which must have x's
+// shape, that dtype and x's device; through a temporary and one copy, as the kernels write
+// fresh contiguous rows.
+Tensor softmax_out(const Tensor& out, const Tensor& x, std::int64_t dim,
+                   std::optional<DType> dtype = {});
+Tensor log_softmax_out(const Tensor& out, const Tensor& x, std::int64_t dim,
+                       std::optional<DType> dtype = {});
+
 }  // namespace nbx::ops

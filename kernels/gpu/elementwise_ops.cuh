@@ -10,6 +10,8 @@
 
 #include "core/kernel_abi.hpp"
 #include "kernels/gpu/elementwise_values.cuh"
+#include "kernels/gpu/gpu_binary_math.cuh"
+#include "kernels/gpu/gpu_special_math.cuh"
 
 namespace nbx::gpu {
 
@@ -18,8 +20,10 @@ namespace nbx::gpu {
 template <typename C>
 struct OpContext {
   C attr[3];
-  int bits;      // storage width of the compute dtype: 8 (bool too), 16, 32, 64
-  bool is_bool;  // bitwise_not is logical on bool
+  int bits;       // storage width of the compute dtype: 8 (bool too), 16, 32, 64
+  bool is_bool;   // bitwise_not is logical on bool
+  int out_dtype;  // nextafter steps one ulp of it
+  int in_dtype;   // the first tensor input's: isclose rounds its steps to a 16-bit one
 };
 
 template <typename C>
@@ -46,6 +50,8 @@ NBX_GPU_HOST_DEVICE OpContext<C> make_op_context(const abi::ElementwiseParams& p
       break;
   }
   k.is_bool = p.compute_dtype == kBool;
+  k.out_dtype = p.out.dtype;
+  k.in_dtype = p.in[0].is_scalar ? p.in[1].dtype : p.in[0].dtype;
   return k;
 }
 
@@ -153,6 +159,57 @@ NBX_GPU_INLINE C apply_float_op(int op, C a, C b, C c, const OpContext<C>& k) {
       return a;
     case abi::kOp_logical_not:
       return a == zero ? one : zero;
+    case abi::kOp_log1p:
+      return log1p(a);
+    case abi::kOp_expm1:
+      return expm1(a);
+    case abi::kOp_log10:
+      return log10(a);
+    case abi::kOp_sign:
+    case abi::kOp_sgn:  // NaN gives 0, as PyTorch's (0 < x) - (x < 0)
+      return a > zero ? one : (a < zero ? -one : zero);
+    case abi::kOp_signbit:
+      return signbit(a) ? one : zero;
+    case abi::kOp_asin:
+      return asin(a);
+    case abi::kOp_acos:
+      return acos(a);
+    case abi::kOp_atan:
+      return atan(a);
+    case abi::kOp_sinh:
+      return sinh(a);
+    case abi::kOp_cosh:
+      return cosh(a);
+    case abi::kOp_asinh:
+      return asinh(a);
+    case abi::kOp_acosh:
+      return acosh(a);
+    case abi::kOp_atanh:
+      return atanh(a);
+    case abi::kOp_erfc:
+      return erfc(a);
+    case abi::kOp_erfinv:
+      return erf_inv(a);
+    case abi::kOp_lgamma:
+      return lgamma(a);
+    case abi::kOp_digamma:
+      return digamma_of(a);
+    case abi::kOp_square:
+      return a * a;
+    case abi::kOp_frac:
+      return a - trunc(a);
+    case abi::kOp_deg2rad:
+      return a * C(0.017453292519943295769);
+    case abi::kOp_rad2deg:
+      return a * C(57.295779513082320877);
+    case abi::kOp_logit:
+      return logit_of(a, k.attr[0], k.attr[1], k.attr[2] != zero);
+    case abi::kOp_sinc:
+      return sinc_of(a);
+    case abi::kOp_isposinf:
+      return (isinf(a) && a > zero) ? one : zero;
+    case abi::kOp_isneginf:
+      return (isinf(a) && a < zero) ? one : zero;
     case abi::kOp_add:
       return a + k.attr[0] * b;
     case abi::kOp_sub:
@@ -204,6 +261,27 @@ NBX_GPU_INLINE C apply_float_op(int op, C a, C b, C c, const OpContext<C>& k) {
       return a > b ? one : zero;
     case abi::kOp_ge:
       return a >= b ? one : zero;
+    case abi::kOp_fmod:
+      return fmod(a, b);
+    case abi::kOp_hypot:
+      return hypot(a, b);
+    case abi::kOp_copysign:
+      return copysign(a, b);
+    case abi::kOp_logaddexp:  // PyTorch's form; equal infinities would give inf - inf
+      if (isinf(a) && a == b) return a;
+      return (a > b ? a : b) + log1p(exp(-fabs(a - b)));
+    case abi::kOp_logaddexp2:
+      if (isinf(a) && a == b) return a;
+      return (a > b ? a : b) + log1p(exp2(-fabs(a - b))) * C(1.44269504088896340736);
+    case abi::kOp_xlogy:
+      if (is_nan(b)) return b;
+      return a == zero ? zero : a * log(b);
+    case abi::kOp_nextafter:
+      return nextafter_in<C>(a, b, k.out_dtype);
+    case abi::kOp_float_power:
+      return pow(a, b);
+    case abi::kOp_isclose:
+      return isclose_in<C>(a, b, k.attr[0], k.attr[1], k.attr[2] != zero, k.in_dtype) ? one : zero;
     case abi::kOp_where:
       return a != zero ? b : c;
     case abi::kOp_clamp:
@@ -224,7 +302,7 @@ NBX_GPU_INLINE C apply_float_op(int op, C a, C b, C c, const OpContext<C>& k) {
 }
 
 // Integer ops in int64, with the compute dtype's width where results depend on it.
-// `div_by_zero` is set (never cleared) when floor_divide/remainder meet a zero divisor.
+// `div_by_zero` is set (never cleared) when floor_divide/remainder/fmod meet a zero divisor.
 NBX_GPU_INLINE i64 apply_int_op(int op, i64 a, i64 b, i64 c, const OpContext<i64>& k,
                                 bool& div_by_zero) {
   using u64 = unsigned long long;
@@ -253,6 +331,16 @@ NBX_GPU_INLINE i64 apply_int_op(int op, i64 a, i64 b, i64 c, const OpContext<i64
       return a == 0;
     case abi::kOp_bitwise_not:
       return k.is_bool ? i64(a == 0) : ~a;
+    case abi::kOp_sign:
+    case abi::kOp_sgn:
+      return (a > 0) - (a < 0);
+    case abi::kOp_signbit:
+      return a < 0;
+    case abi::kOp_square:
+      return i64(u64(a) * u64(a));
+    case abi::kOp_isposinf:
+    case abi::kOp_isneginf:
+      return 0;
     case abi::kOp_add:
       return i64(u64(a) + u64(k.attr[0]) * u64(b));
     case abi::kOp_sub:
@@ -329,6 +417,12 @@ NBX_GPU_INLINE i64 apply_int_op(int op, i64 a, i64 b, i64 c, const OpContext<i64
       return a > b;
     case abi::kOp_ge:
       return a >= b;
+    case abi::kOp_fmod:  // C's %: the dividend's sign
+      if (b == 0) {
+        div_by_zero = true;
+        return 0;
+      }
+      return b == -1 ? 0 : a % b;  // INT64_MIN % -1 traps
     case abi::kOp_where:
       return a != 0 ? b : c;
     case abi::kOp_clamp:
@@ -338,7 +432,11 @@ NBX_GPU_INLINE i64 apply_int_op(int op, i64 a, i64 b, i64 c, const OpContext<i64
     default: {
       // Transcendental and true-division ops on an integer compute dtype: the wrapper widens
       // these to a float compute dtype; computing in double here keeps the answer honest.
-      OpContext<double> kd{{double(k.attr[0]), double(k.attr[1]), double(k.attr[2])}, 64, false};
+      OpContext<double> kd{{double(k.attr[0]), double(k.attr[1]), double(k.attr[2])},
+                           64,
+                           false,
+                           k.out_dtype,
+                           k.in_dtype};
       return from_compute<i64>(apply_float_op<double>(op, double(a), double(b), double(c), kd));
     }
   }
@@ -355,7 +453,7 @@ NBX_GPU_INLINE C apply_op(int op, C a, C b, C c, const OpContext<C>& k, bool& di
 
 // True for ops whose integer form can fault; kernels skip fault bookkeeping otherwise.
 __host__ __device__ constexpr bool op_can_fault(int op) {
-  return op == abi::kOp_floor_divide || op == abi::kOp_remainder;
+  return op == abi::kOp_floor_divide || op == abi::kOp_remainder || op == abi::kOp_fmod;
 }
 
 }  // namespace nbx::gpu

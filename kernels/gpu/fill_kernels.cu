@@ -1,7 +1,8 @@
 // The "fill" kernel family for CUDA and HIP (kernel ABI: abi::FillParams): arange and
 // linspace compute each element from its index (in float64, or int64 for integer ranges so
 // values above 2^53 stay exact); triu/tril copy the input where the element lies on the
-// kept side of the diagonal of the last two dims, and write zero elsewhere.
+// kept side of the diagonal of the last two dims, and write zero elsewhere; eye writes 1 on
+// a matrix's diagonal and 0 elsewhere.
 #include <string>
 
 #include "core/errors.hpp"
@@ -70,6 +71,17 @@ __global__ void __launch_bounds__(kElementwiseBlock)
   }
 }
 
+// 1 or 0 of the output's dtype (store_as converts: true/false, 1/0, 1.0/0.0 in any format).
+__global__ void __launch_bounds__(kElementwiseBlock)
+    eye_kernel(const abi::FillParams p, void* out) {
+  const i64 step = i64(gridDim.x) * blockDim.x;
+  for (i64 e = i64(blockIdx.x) * blockDim.x + threadIdx.x; e < p.numel; e += step) {
+    const i64 row = e / p.sizes[1], col = e % p.sizes[1];
+    store_as<i64>(out, p.out_dtype, p.out_offset + row * p.out_strides[0] + col * p.out_strides[1],
+                  row == col ? 1 : 0);
+  }
+}
+
 }  // namespace
 
 static ElementwiseLaunchResult launch_fill(const abi::FillParams& p, const BoundBuffer* buffers,
@@ -84,7 +96,9 @@ static ElementwiseLaunchResult launch_fill(const abi::FillParams& p, const Bound
   const i64 wanted = (p.numel + kElementwiseBlock - 1) / kElementwiseBlock;
   const i64 cap = i64(options.multiprocessors > 0 ? options.multiprocessors : 1) * 32;
   const unsigned blocks = unsigned(wanted < cap ? wanted : cap);
-  if (triangle) {
+  if (p.op == abi::kFill_eye) {
+    eye_kernel<<<blocks, kElementwiseBlock, 0, s>>>(p, buffers[0].address);
+  } else if (triangle) {
     triangle_kernel<<<blocks, kElementwiseBlock, 0, s>>>(p, buffers[0].address, buffers[1].address,
                                                          dtype_bytes(p.out_dtype));
   } else if (p.op == abi::kFill_arange && p.in_dtype >= kInt8 && p.in_dtype <= kInt64) {

@@ -75,7 +75,9 @@ __global__ void __launch_bounds__(kReduceBlock)
     // Second passes over the row: var/std sum squared deviations from the mean (two
     // passes, as the host does, rather than Welford's running update); logsumexp sums
     // exp(x - max), shifted by the maximum unless it is infinite (NaN: the answer is NaN).
-    if (p.op == abi::kReduce_var || p.op == abi::kReduce_std || p.op == abi::kReduce_logsumexp) {
+    const bool with_mean = p.op == abi::kReduce_var_mean || p.op == abi::kReduce_std_mean;
+    if (p.op == abi::kReduce_var || p.op == abi::kReduce_std || with_mean ||
+        p.op == abi::kReduce_logsumexp) {
       if constexpr (IsFloatCompute<C>::value) {
         const bool lse = p.op == abi::kReduce_logsumexp;
         const C m = lse ? s.v : total(s) / C(p.row_len);
@@ -89,6 +91,7 @@ __global__ void __launch_bounds__(kReduceBlock)
           }
         t = group_reduce(abi::kReduce_sum, 0.0, t, shared, lane, group);
         s.v = lse ? (nan_value(m) ? m : C(log(total(t)) + shift)) : total(t);
+        if (with_mean) s.comp = m;  // var_mean/std_mean: the mean, for store_result
       }
     }
     if (!active || lane != 0) continue;

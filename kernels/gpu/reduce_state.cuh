@@ -13,7 +13,9 @@
 namespace nbx::gpu::reduce_detail {
 
 // Everything a reduction carries: a value (sum, product, extreme, count…), the running
-// compensation of a floating-point sum, and the index of an extreme.
+// compensation of a floating-point sum, and the index of an extreme. aminmax keeps the
+// maximum in v, the minimum in comp and idx >= 0 once it holds an element; nanmean counts
+// its non-NaN elements in idx.
 template <typename C>
 struct State {
   C v;
@@ -50,6 +52,7 @@ template <typename C>
 NBX_GPU_INLINE State<C> identity(int op, double p) {
   State<C> s{C(0), C(0), -1};
   if (op == abi::kReduce_prod || op == abi::kReduce_all) s.v = C(1);
+  if (op == abi::kReduce_nanmean) s.idx = 0;
   if constexpr (IsFloatCompute<C>::value) {
     if (op == abi::kReduce_norm && p < 0 && isinf(p)) s.v = C(INFINITY);
     if (op == abi::kReduce_logsumexp) s.v = C(-INFINITY);
@@ -73,14 +76,35 @@ NBX_GPU_INLINE bool better_extreme(C v, i64 i, C bv, i64 bi, bool want_max) {
   return want_max ? v > bv : v < bv;
 }
 
+// NaN propagates; otherwise the larger (`larger`) or the smaller of a and b.
+template <typename C>
+NBX_GPU_INLINE C pick_extreme(C a, C b, bool larger) {
+  if (nan_value(a)) return a;
+  if (nan_value(b)) return b;
+  return larger == (b > a) ? b : a;
+}
+
 template <typename C>
 NBX_GPU_INLINE State<C> combine(int op, double p, State<C> a, const State<C>& b) {
   switch (op) {
     case abi::kReduce_sum:
     case abi::kReduce_mean:
+    case abi::kReduce_nansum:
     case abi::kReduce_var:  // both passes of var/std are sums
     case abi::kReduce_std:
+    case abi::kReduce_var_mean:
+    case abi::kReduce_std_mean:
       add_compensated(a, b.v, b.comp);
+      return a;
+    case abi::kReduce_nanmean:
+      add_compensated(a, b.v, b.comp);
+      a.idx += b.idx;
+      return a;
+    case abi::kReduce_aminmax:
+      if (b.idx < 0) return a;
+      if (a.idx < 0) return b;
+      a.v = pick_extreme(a.v, b.v, true);
+      a.comp = pick_extreme(a.comp, b.comp, false);
       return a;
     case abi::kReduce_prod:
       if constexpr (IsFloatCompute<C>::value) {
@@ -151,13 +175,22 @@ NBX_GPU_INLINE State<C> fold(int op, double p, State<C> s, C x, i64 k) {
     case abi::kReduce_count_nonzero:
       e.v = x != C(0) ? C(1) : C(0);
       return combine(op, p, s, e);
+    case abi::kReduce_nansum:
+    case abi::kReduce_nanmean:
+      e.idx = nan_value(x) ? 0 : 1;
+      if (nan_value(x)) e.v = C(0);
+      return combine(op, p, s, e);
+    case abi::kReduce_aminmax:
+      e.comp = x;
+      return combine(op, p, s, e);
     default:
       return combine(op, p, s, e);
   }
 }
 
-// Writes a row's final state: out[out_off] (and the index of an extreme to indices[idx_off]).
-// var/std/logsumexp/norm expect s.v to hold their second pass's result.
+// Writes a row's final state: out[out_off] (and the index of an extreme, or the second
+// output of aminmax and var_mean/std_mean, to indices[idx_off]). var/std/logsumexp/norm
+// expect s.v to hold their second pass's result; var_mean/std_mean also s.comp their mean.
 template <typename C>
 NBX_GPU_INLINE void store_result(const abi::ReduceParams& p, const State<C>& s, void* out,
                                  i64 out_off, void* indices, i64 idx_off) {
@@ -179,12 +212,27 @@ NBX_GPU_INLINE void store_result(const abi::ReduceParams& p, const State<C>& s, 
       store_as<i64>(indices, kInt64, idx_off, s.idx < 0 ? 0 : s.idx);
       break;
     case abi::kReduce_var:
-    case abi::kReduce_std: {
+    case abi::kReduce_std:
+    case abi::kReduce_var_mean:
+    case abi::kReduce_std_mean: {
       const double denom = double(p.row_len) - p.attr;
       const C var = s.v / C(denom > 0 ? denom : 0.0);
-      store_as<C>(out, p.out_dtype, out_off, p.op == abi::kReduce_std ? C(sqrt(double(var))) : var);
+      const bool root = p.op == abi::kReduce_std || p.op == abi::kReduce_std_mean;
+      store_as<C>(out, p.out_dtype, out_off, root ? C(sqrt(double(var))) : var);
+      if (p.op == abi::kReduce_var_mean || p.op == abi::kReduce_std_mean)
+        store_as<C>(indices, p.out_dtype, idx_off, s.comp);
       break;
     }
+    case abi::kReduce_nansum:
+      store_as<C>(out, p.out_dtype, out_off, total(s));
+      break;
+    case abi::kReduce_nanmean:  // no element counted: 0 / 0, NaN
+      store_as<C>(out, p.out_dtype, out_off, total(s) / C(s.idx));
+      break;
+    case abi::kReduce_aminmax:
+      store_as<C>(out, p.out_dtype, out_off, s.comp);
+      store_as<C>(indices, p.out_dtype, idx_off, s.v);
+      break;
     case abi::kReduce_norm: {
       C v = isinf(p.attr) ? s.v : total(s);
       if (!isinf(p.attr) && p.attr == 2)

@@ -1,5 +1,5 @@
-// The "scan" kernel family for CUDA and HIP: cumsum, cumprod, cummax, cummin along one dim
-// (kernel ABI: abi::ScanParams, semantics backends/host/host_scan.cpp).
+// The "scan" kernel family for CUDA and HIP: cumsum, cumprod, cummax, cummin, logcumsumexp
+// along one dim (kernel ABI: abi::ScanParams, semantics backends/host/host_scan.cpp).
 //
 // Every op is an associative combine of run states: the state of a run of elements (its
 // sum, product, or running extreme and that extreme's index) followed by the state of the
@@ -40,7 +40,10 @@
 // sequential float product (partial products of any mantissa) stays within 1e-4. (A
 // compiler contracting v * x + e into one FMA leaves v + comp as accurate.) Extremes are
 // exact: PyTorch's cummax_cummin_helper (ties take the later index, a NaN sticks, a later
-// NaN takes the index), integers compared as int64.
+// NaN takes the index), integers compared as int64. logcumsumexp's state is a run's maximum
+// and its compensated sum of exp(x - maximum): two runs combine by rescaling the sum of the
+// one with the smaller maximum (an exact product through mul_exact, so only exp's own
+// rounding enters, once per rescale), and the value written is maximum + log(sum) in double.
 #include <cstring>
 #include <string>
 
@@ -65,17 +68,22 @@ constexpr int kCarryBlock = 64;  // the chunk-prefix kernel's block: one warp of
 
 template <int Op>
 inline constexpr bool kExtreme = Op == abi::kScan_cummax || Op == abi::kScan_cummin;
+template <int Op>
+inline constexpr bool kLogSum = Op == abi::kScan_logcumsumexp;
 
 template <typename C>
 struct ScanState {
-  C v;      // running sum, product or extreme
+  C v;      // running sum, product or extreme (logcumsumexp: Σ exp(x - shift), 0 when empty)
   C comp;   // float sums and products: the compensation of v (the state is v + comp)
   i64 idx;  // extremes: the extreme's position in the row; -1 before any element
+  C shift;  // logcumsumexp: the run's maximum (NaN once a NaN is seen)
 };
 
 template <int Op, typename C>
 NBX_GPU_INLINE ScanState<C> identity() {
-  return {Op == abi::kScan_cumprod ? C(1) : C(0), C(0), -1};
+  ScanState<C> s{Op == abi::kScan_cumprod ? C(1) : C(0), C(0), -1, C(0)};
+  if constexpr (kLogSum<Op> && IsFloatCompute<C>::value) s.shift = C(-INFINITY);
+  return s;
 }
 
 template <typename C>
@@ -137,6 +145,24 @@ NBX_GPU_INLINE ScanState<C> combine(ScanState<C> a, const ScanState<C>& b) {
     } else {
       a.v = i64((unsigned long long)a.v * (unsigned long long)b.v);
     }
+  } else if constexpr (kLogSum<Op>) {
+    if constexpr (IsFloatCompute<C>::value) {
+      if (b.v == C(0)) return a;  // an empty run
+      if (a.v == C(0)) return b;
+      if (is_nan(a.shift) || is_nan(b.shift)) {
+        a.shift = is_nan(a.shift) ? a.shift : b.shift;
+        return a;
+      }
+      // The run with the larger maximum keeps its scale. Equal maxima need no rescaling,
+      // which also keeps two +inf (or -inf) maxima from exp(inf - inf) = NaN.
+      const bool a_high = a.shift >= b.shift;
+      ScanState<C> high = a_high ? a : b;
+      const ScanState<C>& low = a_high ? b : a;
+      C lv = low.v, lc = low.comp;
+      if (low.shift != high.shift) mul_exact(lv, lc, C(exp(low.shift - high.shift)), C(0));
+      two_sum_add(high.v, high.comp, lv, lc);
+      return high;
+    }
   } else {
     if (b.idx >= 0 && (a.idx < 0 || takes_over<Op>(b.v, a.v))) return b;
   }
@@ -148,6 +174,8 @@ template <int Op, typename C>
 NBX_GPU_INLINE void fold(ScanState<C>& s, C x, i64 k) {
   if constexpr (kExtreme<Op>) {
     if (s.idx < 0 || takes_over<Op>(x, s.v)) s = ScanState<C>{x, C(0), k};
+  } else if constexpr (kLogSum<Op>) {
+    s = combine<Op>(s, ScanState<C>{C(1), C(0), -1, x});  // exp(x - x) at scale x
   } else {
     s = combine<Op>(s, ScanState<C>{x, C(0), -1});
   }
@@ -159,6 +187,7 @@ NBX_GPU_INLINE ScanState<C> shuffle_state(ScanState<C> s, int src_lane) {
   s.v = warp_shuffle(s.v, src_lane);
   if constexpr (!kExtreme<Op> && IsFloatCompute<C>::value) s.comp = warp_shuffle(s.comp, src_lane);
   if constexpr (kExtreme<Op>) s.idx = warp_shuffle(s.idx, src_lane);
+  if constexpr (kLogSum<Op>) s.shift = warp_shuffle(s.shift, src_lane);
   return s;
 }
 
@@ -460,6 +489,8 @@ NBX_GPU_INLINE auto output_value(const ScanState<C>& s) {
     return isfinite(s.v) ? double(s.v) + double(s.comp) : double(s.v);
   else if constexpr (Op == abi::kScan_cumprod && IsFloatCompute<C>::value)
     return s.comp != C(0) ? double(s.v) + double(s.comp) : double(s.v);
+  else if constexpr (kLogSum<Op> && IsFloatCompute<C>::value)  // ±inf and NaN pass through
+    return double(s.shift) + (isfinite(s.shift) ? log(double(s.v) + double(s.comp)) : 0.0);
   else
     return s.v;
 }
@@ -828,6 +859,9 @@ static ElementwiseLaunchResult launch_scan(const abi::ScanParams& p, const Bound
       break;
     case abi::kScan_cummax:
       e = enqueue_op<abi::kScan_cummax>(p, plan, buffers, s);
+      break;
+    case abi::kScan_logcumsumexp:
+      e = enqueue_op<abi::kScan_logcumsumexp>(p, plan, buffers, s);
       break;
     default:
       e = enqueue_op<abi::kScan_cummin>(p, plan, buffers, s);

@@ -2,10 +2,11 @@
 // Kernel family "fill" (nbx::abi::FillParams; semantics backends/host/host_fill.cpp):
 // arange and linspace compute element i from its index, triu/tril copy an element's bits
 // where it lies on the kept side of the diagonal of the last two dims and write zero bits
-// elsewhere (+0, 0 or false in every dtype).
+// elsewhere (+0, 0 or false in every dtype); eye writes the bits of 1 in the output's dtype
+// (from the backend, in `start`) on a matrix's diagonal and zero bits elsewhere.
 //
 // MODE (specialization constant): 0 triangle, 1 int32 range, 2 int64 range (NBX_I64),
-// 3 float range in float32 pairs (devices without float64), 4 float64 range (NBX_F64).
+// 3 float range in float32 pairs (devices without float64), 4 float64 range (NBX_F64), 5 eye.
 // The backend takes float64 wherever the device has it, whatever the wrapper's compute
 // dtype: the host computes start + i * step in float64 and rounds once, and so does this.
 // Without float64, a value is a float32 pair (hi + lo, ~44 bits) rounded once at the end.
@@ -145,10 +146,17 @@ void triangle_item(uint e) {
   else o64.v[o] = keep ? i64.v[s] : uvec2(0u);
 }
 
+void eye_item(uint e) {
+  const uint cols = P.sizes[0].y, row = e / cols, col = e % cols;
+  store(P.offsets.x + row * P.out_strides[0].x + col * P.out_strides[0].y,
+        row == col ? P.start.xy : uvec2(0u));
+}
+
 void main() {
   const uint n = P.head.x, step = P.head.z;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += step) {
     if (MODE == 0) triangle_item(i);
+    else if (MODE == 5) eye_item(i);
     else range_item(i);
   }
 }

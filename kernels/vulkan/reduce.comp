@@ -38,7 +38,8 @@ layout(constant_id = 6) const int STAGE = 0;
 // core/reduce_op_list.inc (kernel ABI codes, never renumbered).
 const int R_SUM = 0, R_PROD = 1, R_MEAN = 2, R_AMAX = 3, R_AMIN = 4, R_ARGMAX = 5,
           R_ARGMIN = 6, R_MAX_IDX = 7, R_MIN_IDX = 8, R_VAR = 9, R_STD = 10, R_NORM = 11,
-          R_LSE = 12, R_ANY = 13, R_ALL = 14, R_COUNT = 15;
+          R_LSE = 12, R_ANY = 13, R_ALL = 14, R_COUNT = 15, R_AMINMAX = 16, R_NANSUM = 17,
+          R_NANMEAN = 18, R_VAR_MEAN = 19, R_STD_MEAN = 20;
 
 layout(std140, set = 0, binding = 0) uniform Params {
   uvec4 head;           // x rows, y row_len, z kept dims, w reduced dims
@@ -65,7 +66,9 @@ layout(std140, set = 0, binding = 0) uniform Params {
 
 NBX_BUFFER(1, writeonly, bo)
 NBX_BUFFER(2, readonly, bi)
-layout(set = 0, binding = 3) writeonly buffer Idx { uvec2 v[]; } bx;
+// The index output (int64 words), or the second output of aminmax (the maxima) and
+// var_mean/std_mean (the means), of the output's dtype.
+NBX_BUFFER(3, writeonly, bx)
 // Partial states of stages 1 and 2: [2i] value and compensation bits, [2i + 1].x the index.
 layout(set = 0, binding = 4) buffer Scratch { uvec4 v[]; } scratch;
 
@@ -132,7 +135,8 @@ const bool kFloat = false;
 #endif
 
 // Everything a reduction carries: the value, the compensation of a float sum, and the
-// index of an extreme (-1: an empty partial) or a count.
+// index of an extreme (-1: an empty partial) or a count. aminmax keeps the maximum in v,
+// the minimum in comp (idx -1: empty); nanmean counts its non-NaN elements in idx.
 struct State {
   C v;
   C comp;
@@ -161,13 +165,15 @@ C total(State s) {
 }
 
 bool want_max() { return OP == R_AMAX || OP == R_ARGMAX || OP == R_MAX_IDX; }
+bool with_mean() { return OP == R_VAR_MEAN || OP == R_STD_MEAN; }
+bool var_like() { return OP == R_VAR || OP == R_STD || with_mean(); }
 bool extreme_op() { return OP >= R_AMAX && OP <= R_MIN_IDX; }
 bool inf_norm() { return OP == R_NORM && (NORM_KIND == 3 || NORM_KIND == 4); }
 
 State identity() {
   State s = State(C0, C0, -1);
   if (OP == R_PROD || OP == R_ALL) s.v = C1;
-  if (OP == R_COUNT) s.idx = 0;
+  if (OP == R_COUNT || OP == R_NANMEAN) s.idx = 0;
 #if NBX_CLS_F || NBX_CLS_D
   if (OP == R_NORM && NORM_KIND == 4) s.v = C(kInf);
   if (OP == R_LSE) s.v = C(-kInf);
@@ -194,9 +200,17 @@ C pick(C a, C b, bool larger) {
 
 // Combines b into a. `sum_pass` is the second pass of var/std/logsumexp (a plain sum).
 State combine(State a, State b, bool sum_pass) {
-  if (sum_pass || OP == R_SUM || OP == R_MEAN || OP == R_VAR || OP == R_STD ||
+  if (sum_pass || OP == R_SUM || OP == R_MEAN || OP == R_NANSUM || var_like() ||
       (OP == R_NORM && !inf_norm())) {
     add_comp(a, b.v, b.comp);
+  } else if (OP == R_NANMEAN) {
+    add_comp(a, b.v, b.comp);
+    a.idx += b.idx;
+  } else if (OP == R_AMINMAX) {
+    if (b.idx < 0) return a;
+    if (a.idx < 0) return b;
+    a.v = pick(a.v, b.v, true);
+    a.comp = pick(a.comp, b.comp, false);
   } else if (OP == R_PROD) {
     a.v = a.v * b.v;  // int64 products wrap, as the host's uint64 product
   } else if (extreme_op()) {
@@ -222,6 +236,11 @@ State fold(State s, C x, int k) {
     e.v = x != C0 ? C1 : C0;  // NaN is true
   } else if (OP == R_COUNT) {
     e.idx = x != C0 ? 1 : 0;
+  } else if (OP == R_NANSUM || OP == R_NANMEAN) {
+    e.idx = nan_c(x) ? 0 : 1;
+    if (nan_c(x)) e.v = C0;
+  } else if (OP == R_AMINMAX) {
+    e.comp = x;
   } else if (OP == R_NORM) {
 #if NBX_CLS_F || NBX_CLS_D
     C a = abs(x);
@@ -323,6 +342,14 @@ void store_out(uint off, uvec2 bits) {
   else if (s == 4) bo_u32.v[off] = bits.x;
   else bo_u64.v[off] = bits;
 }
+// The second output (aminmax's maxima, var_mean/std_mean's means), of the output's dtype.
+void store_second(uint off, uvec2 bits) {
+  int s = nbx_esize(ODT);
+  if (s == 1) bx_u8.v[off] = uint8_t(bits.x);
+  else if (s == 2) bx_u16.v[off] = uint16_t(bits.x);
+  else if (s == 4) bx_u32.v[off] = bits.x;
+  else bx_u64.v[off] = bits;
+}
 
 uvec2 int64_bits(int v) { return uvec2(uint(v), v < 0 ? 0xffffffffu : 0u); }
 
@@ -344,7 +371,8 @@ void main() {
     const bool live = item < P.split.z;
     const uint row = live ? (STAGE == 1 ? item / splits : item) : 0u;
     const uvec3 o = row_offsets(row);
-    const bool two_pass = OP == R_VAR || OP == R_STD || OP == R_LSE;
+    const bool two_pass = var_like() || OP == R_LSE;
+    C mean_ = C0;  // var_mean/std_mean's second output
     // The elements [k0, k1) this work item reduces (stage 1: one chunk of the row).
     const uint k0 = STAGE == 1 ? (item % splits) * P.split.y : 0u;
     const uint k1 = STAGE == 1 ? min(k0 + P.split.y, row_len) : row_len;
@@ -371,6 +399,7 @@ void main() {
       const bool lse = OP == R_LSE;
       const uint n = STAGE == 2 ? row_len : k1 - k0;
       const C m = lse ? s.v : quotient(total(s), C(n));
+      mean_ = m;
       const C shift = (lse && isinf(m)) ? C0 : m;
       State t = State(C0, C0, -1);
       if (live && STAGE == 2) {
@@ -422,21 +451,29 @@ void main() {
       store_out(o.y, int64_bits(max(s.idx, 0)));
     } else if (OP == R_MAX_IDX || OP == R_MIN_IDX) {
       store_out(o.y, enc(s.v));
-      bx.v[o.z] = int64_bits(max(s.idx, 0));
+      bx_u64.v[o.z] = int64_bits(max(s.idx, 0));
+    } else if (OP == R_AMINMAX) {
+      store_out(o.y, enc(s.comp));
+      store_second(o.z, enc(s.v));
     } else if (OP == R_COUNT) {
       store_out(o.y, int64_bits(s.idx < 0 ? 0 : s.idx));
     } else if (OP == R_SUM) {
       store_out(o.y, enc(total(s)));
     } else if (OP == R_MEAN) {
       store_out(o.y, enc(quotient(total(s), C(row_len))));
+    } else if (OP == R_NANSUM) {
+      store_out(o.y, enc(total(s)));
+    } else if (OP == R_NANMEAN) {
+      store_out(o.y, enc(quotient(total(s), C(s.idx))));
 #if NBX_CLS_F || NBX_CLS_D
-    } else if (OP == R_VAR || OP == R_STD) {
+    } else if (var_like()) {
 #if NBX_CLS_F
       C v = quotient(s.v, uintBitsToFloat(P.attr3.x));
 #else
       C v = quotient(s.v, packDouble2x32(P.attr2.zw));
 #endif
-      store_out(o.y, enc(OP == R_STD ? sqrt(v) : v));
+      store_out(o.y, enc(OP == R_STD || OP == R_STD_MEAN ? sqrt(v) : v));
+      if (with_mean()) store_second(o.z, enc(mean_));
     } else if (OP == R_NORM) {
       C v = inf_norm() ? s.v : total(s);
       if (NORM_KIND == 2) v = sqrt(v);

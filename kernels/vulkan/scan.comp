@@ -1,12 +1,15 @@
 #version 450
 // Kernel family "scan" (nbx::abi::ScanParams; semantics backends/host/host_scan.cpp):
-// inclusive cumsum, cumprod, cummax and cummin (+ int64 indices) along one strided dim.
+// inclusive cumsum, cumprod, cummax and cummin (+ int64 indices) and logcumsumexp along one
+// strided dim.
 //
 // Every scan is a fold with an associative combine of states (value, compensation, index):
 // cumsum adds with TwoSum (float builds; a float32 prefix of 128k terms keeps float32
 // accuracy), cumprod multiplies, cummax/cummin keep the later state when it "takes over"
 // (PyTorch's rule: a NaN always does, nothing displaces a NaN, ties move to the later
 // element) — which is associative, so the parallel scan gives the host's indices.
+// logcumsumexp's state is a run's maximum m and its TwoSum of exp(x - m): two runs combine
+// by rescaling the sum of the one with the smaller maximum, and the value is m + log(sum).
 //
 // PATH 0 (short rows): one invocation walks a whole row. PATH 1 (long rows): one workgroup
 // per row loops over chunks of WG * kItems elements; each invocation folds kItems
@@ -33,7 +36,7 @@ layout(constant_id = 3) const int ODT = DT_FLOAT32;
 layout(constant_id = 4) const int OP = 0;    // abi::ScanOp
 layout(constant_id = 5) const int PATH = 0;  // 0 a row per invocation, 1 a row per workgroup
 
-const int kCumsum = 0, kCumprod = 1, kCummax = 2, kCummin = 3;
+const int kCumsum = 0, kCumprod = 1, kCummax = 2, kCummin = 3, kLogcumsumexp = 4;
 const bool kExtreme = OP == kCummax || OP == kCummin;
 const uint kNone = 0xffffffffu;  // the index of the empty state (cummax/cummin identity)
 const int kItems = 8;
@@ -83,14 +86,24 @@ bool val_nan(VAL v) { return isnan(v); }
 #endif
 
 struct State {
-  VAL v;
-  VAL c;     // cumsum's compensation (float builds)
+  VAL v;     // logcumsumexp: Σ exp(x - m), 0 when empty
+  VAL c;     // cumsum's and logcumsumexp's compensation (float builds)
   uint idx;  // cummax/cummin: the position of v in the row; kNone: empty
+  VAL m;     // logcumsumexp: the run's maximum (NaN once a NaN is seen)
 };
 
 State identity() {
-  if (OP == kCumprod) return State(VAL(1), VAL(0), 0u);
-  return State(VAL(0), VAL(0), kExtreme ? kNone : 0u);
+  if (OP == kCumprod) return State(VAL(1), VAL(0), 0u, VAL(0));
+#if !NBX_CLS_L
+  if (OP == kLogcumsumexp) return State(VAL(0), VAL(0), 0u, -ACC_INF);
+#endif
+  return State(VAL(0), VAL(0), kExtreme ? kNone : 0u, VAL(0));
+}
+
+// Element x (at position k) as a run of one.
+State element_state(VAL x, uint k) {
+  if (OP == kLogcumsumexp) return State(VAL(1), VAL(0), k, x);  // exp(x - x) at scale x
+  return State(x, VAL(0), k, VAL(0));
 }
 
 // Whether `cur` (later) replaces `best` as the running extreme (host_scan.cpp takes_over).
@@ -114,6 +127,28 @@ State combine(State a, State b) {
     a.v *= b.v;
     return a;
   }
+#if !NBX_CLS_L
+  if (OP == kLogcumsumexp) {
+    if (b.v == VAL(0)) return a;  // an empty run
+    if (a.v == VAL(0)) return b;
+    if (isnan(a.m) || isnan(b.m)) {
+      if (!isnan(a.m)) a.m = b.m;
+      return a;
+    }
+    // The run with the larger maximum keeps its scale. Equal maxima need no rescaling,
+    // which also keeps two +inf (or -inf) maxima from exp(inf - inf) = NaN.
+    const bool a_high = a.m >= b.m;
+    State high = a_high ? a : b;
+    State low = a_high ? b : a;
+    if (low.m != high.m) {
+      const VAL f = acc_exp(low.m - high.m);
+      low.v *= f;
+      low.c *= f;
+    }
+    two_sum_add(high.v, high.c, low.v, low.c);
+    return high;
+  }
+#endif
   if (b.idx == kNone) return a;
   if (a.idx == kNone) return b;
   return takes_over(b.v, a.v) ? b : a;
@@ -132,6 +167,9 @@ void emit(uint out_i, uint index_i, State st) {
   VAL y = st.v;
 #if !NBX_CLS_L
   if (OP == kCumsum) y = compensated_total(st.v, st.c);
+  // ±inf and NaN maxima are the value itself.
+  if (OP == kLogcumsumexp)
+    y = acc_finite(st.m) ? st.m + acc_log(compensated_total(st.v, st.c)) : st.m;
 #endif
   uvec2 r = val_enc(ODT, y);
   int s = nbx_esize(ODT);
@@ -145,13 +183,15 @@ void emit(uint out_i, uint index_i, State st) {
 shared VAL s_v[WG];
 shared VAL s_c[WG];
 shared uint s_idx[WG];
+shared VAL s_m[WG];
 
 void put(uint t, State s) {
   s_v[t] = s.v;
   s_c[t] = s.c;
   s_idx[t] = s.idx;
+  s_m[t] = s.m;
 }
-State get(uint t) { return State(s_v[t], s_c[t], s_idx[t]); }
+State get(uint t) { return State(s_v[t], s_c[t], s_idx[t], s_m[t]); }
 
 void offsets_of(uint row, out uint in_off, out uint out_off, out uint index_off) {
   NBX_ROW_OFFSET(in_off, row, P.head.z, P.sizes, P.in_strides, P.offsets.x)
@@ -167,7 +207,7 @@ void scan_rows_serial() {
     offsets_of(row, in_off, out_off, index_off);
     State st = identity();
     for (uint k = 0u; k < len; ++k) {
-      st = combine(st, State(fetch(in_off + k * P.row_stride.x), VAL(0), k));
+      st = combine(st, element_state(fetch(in_off + k * P.row_stride.x), k));
       emit(out_off + k * P.row_stride.y, index_off + k * P.row_stride.z, st);
     }
   }
@@ -187,7 +227,7 @@ void scan_rows_chunked() {
       for (int j = 0; j < kItems; ++j) {
         const uint k = first + uint(j);
         vals[j] = k < len ? fetch(in_off + k * P.row_stride.x) : VAL(0);
-        if (k < len) mine = combine(mine, State(vals[j], VAL(0), k));
+        if (k < len) mine = combine(mine, element_state(vals[j], k));
       }
       put(t, mine);
       barrier();
@@ -204,7 +244,7 @@ void scan_rows_chunked() {
       for (int j = 0; j < kItems; ++j) {
         const uint k = first + uint(j);
         if (k >= len) break;
-        st = combine(st, State(vals[j], VAL(0), k));
+        st = combine(st, element_state(vals[j], k));
         emit(out_off + k * P.row_stride.y, index_off + k * P.row_stride.z, st);
       }
     }

@@ -99,6 +99,40 @@ double nbx_fmod_finite(double a, double b) {
 NBX_FLOAT_HELPERS(double)
 #endif
 
+// Issue 11's unary ops: their functions (overloaded float/double) and the cases both share.
+#if NBX_CLS_F
+#include "vk_special_math.glsl"
+#endif
+#if NBX_CLS_D
+#include "vk_special_math64.glsl"
+#endif
+#define NBX_FLOAT_ISSUE11_CASES(T, A)                                                     \
+  case OP_log1p: return nbx_log1p(a);                                                     \
+  case OP_expm1: return nbx_expm1(a);                                                     \
+  case OP_log10: return nbx_log10(a);                                                     \
+  case OP_sign: case OP_sgn: return nbx_sign_of(a);                                     \
+  case OP_signbit: return sign_bit(a) ? T(1) : T(0);                                      \
+  case OP_asin: return nbx_asin(a);                                                       \
+  case OP_acos: return nbx_acos(a);                                                       \
+  case OP_atan: return nbx_atan(a);                                                       \
+  case OP_sinh: return nbx_sinh(a);                                                       \
+  case OP_cosh: return nbx_cosh(a);                                                       \
+  case OP_asinh: return nbx_asinh(a);                                                     \
+  case OP_acosh: return nbx_acosh(a);                                                     \
+  case OP_atanh: return nbx_atanh(a);                                                     \
+  case OP_erfc: return nbx_erfc(a);                                                       \
+  case OP_erfinv: return nbx_erfinv(a);                                                   \
+  case OP_lgamma: return nbx_lgamma(a);                                                   \
+  case OP_digamma: return nbx_digamma(a);                                                 \
+  case OP_square: return a * a;                                                           \
+  case OP_frac: return a - trunc(a);                                                      \
+  case OP_deg2rad: return nbx_deg2rad(a);                                                 \
+  case OP_rad2deg: return nbx_rad2deg(a);                                                 \
+  case OP_logit: return nbx_logit(a, A(0), A(1), A(2) != T(0));                           \
+  case OP_sinc: return nbx_sinc(a);                                                       \
+  case OP_isposinf: return (isinf(a) && a > T(0)) ? T(1) : T(0);                          \
+  case OP_isneginf: return (isinf(a) && a < T(0)) ? T(1) : T(0);
+
 // Cases shared by float32 and float64 (T) with attribute reader A.
 #define NBX_FLOAT_COMMON_CASES(T, A)                                                      \
   case OP_copy: return a;                                                                 \
@@ -149,6 +183,14 @@ NBX_FLOAT_HELPERS(double)
   case OP_le: return a <= b ? T(1) : T(0);                                                \
   case OP_gt: return a > b ? T(1) : T(0);                                                 \
   case OP_ge: return a >= b ? T(1) : T(0);                                                \
+  case OP_fmod: return nbx_fmod(a, b);                                                    \
+  case OP_hypot: return nbx_hypot(a, b);                                                  \
+  case OP_copysign: return nbx_copysign(a, b);                                            \
+  case OP_logaddexp: return nbx_logaddexp(a, b, false);                                   \
+  case OP_logaddexp2: return nbx_logaddexp(a, b, true);                                   \
+  case OP_xlogy: return isnan(b) ? b : (a == T(0) ? T(0) : a * nbx_log_of(b));            \
+  case OP_nextafter: return nbx_nextafter(a, b);                                          \
+  case OP_isclose: return nbx_isclose(a, b, A(0), A(1), A(2) != T(0)) ? T(1) : T(0);      \
   case OP_where: return a != T(0) ? b : c;                                                \
   case OP_clamp: return minimum_nan(maximum_nan(a, b), c);                                \
   case OP_lerp: return abs(c) < T(0.5) ? a + c * (b - a) : b - (b - a) * (T(1) - c);      \
@@ -203,12 +245,87 @@ float nbx_softplus(float a, float beta, float threshold) {
   return (max(z, 0.0) + nbx_log1p(nbx_exp(-abs(z)))) / beta;
 }
 
+// Issue 11's binary ops (float32; float16/bfloat16 compute here too). Bits, not arithmetic,
+// wherever a driver that flushes subnormals would change the answer (copysign, nextafter,
+// the 16-bit decode of isclose's roundings).
+float nbx_log_of(float x) { return nbx_log(x); }
+float nbx_copysign(float a, float b) {
+  return uintBitsToFloat((floatBitsToUint(a) & 0x7fffffffu) | (floatBitsToUint(b) & 0x80000000u));
+}
+// A float16 pattern's value, subnormals by integer arithmetic (exact) rather than through
+// unpackHalf2x16, which a driver may flush.
+float nbx_f16_value(uint h) {
+  float m = (h & 0x7c00u) == 0u ? float(h & 0x3ffu) * 5.9604644775390625e-8
+                                : unpackHalf2x16(h & 0x7fffu).x;
+  return (h & 0x8000u) != 0u ? -m : m;
+}
+// One step of a sign-magnitude pattern toward y's (float32, or 16 bits in the low half).
+uint nbx_step_bits(uint x, uint y, uint sign) {
+  uint mx = x & ~sign, my = y & ~sign;
+  if (x == y || (mx == 0u && my == 0u)) return y;
+  if (mx == 0u) return (y & sign) | 1u;
+  bool away = (x & sign) == (y & sign) && my > mx;
+  return away ? x + 1u : x - 1u;
+}
+// One ulp of the output dtype: float32 steps would be 2^13 (float16) or 2^16 (bfloat16)
+// times too short.
+float nbx_nextafter(float a, float b) {
+  if (isnan(a) || isnan(b)) return kNaN;
+  if (ODT == DT_FLOAT16)
+    return nbx_f16_value(nbx_step_bits(nbx_f32_to_f16(a), nbx_f32_to_f16(b), 0x8000u));
+  if (ODT == DT_BFLOAT16) {
+    uint r = nbx_step_bits(floatBitsToUint(a) >> 16, floatBitsToUint(b) >> 16, 0x8000u);
+    return uintBitsToFloat(r << 16);
+  }
+  return uintBitsToFloat(nbx_step_bits(floatBitsToUint(a), floatBitsToUint(b), 0x80000000u));
+}
+// m sqrt(1 + (n/m)^2) without the division: both scaled by the same power of two (exact) to
+// put m in [1/2, 1), so the squares neither overflow nor underflow. hypot(inf, NaN) = inf.
+float nbx_hypot(float a, float b) {
+  if (isinf(a) || isinf(b)) return kInf;
+  if (isnan(a) || isnan(b)) return kNaN;
+  float m = max(abs(a), abs(b)), n = min(abs(a), abs(b));
+  if (n == 0.0) return m;
+  int lift = m < 1.17549435e-38 ? 24 : 0;  // frexp is undefined for subnormals
+  m = ldexp(m, lift);
+  n = ldexp(n, lift);
+  int e;
+  frexp(m, e);
+  // nbx_scale: 2^±128 is no float, the scaled values are.
+  float x = nbx_scale(m, -e), y = nbx_scale(n, -e);
+  return nbx_scale(sqrt(x * x + y * y), e - lift);
+}
+// PyTorch's max + log1p(e^-|a - b|) (base 2: log2(1 + 2^-|a - b|)); equal infinities
+// return themselves (inf - inf would be NaN), NaN propagates through the difference.
+float nbx_logaddexp(float a, float b, bool base2) {
+  if (isinf(a) && a == b) return a;
+  float d = -abs(a - b);
+  float t = base2 ? nbx_log1p(nbx_exp2(d)) * 1.44269504088896341 : nbx_log1p(nbx_exp(d));
+  return max(a, b) + t;
+}
+// PyTorch's isclose step by step, each step rounded to a 16-bit input dtype as PyTorch's
+// float16/bfloat16 ops round every result.
+float nbx_round_to_input(float v) {
+  int dt = (SCALAR_MASK & 1) != 0 ? IDT1 : IDT0;
+  if (dt == DT_FLOAT16) return nbx_f16_value(nbx_f32_to_f16(v));
+  if (dt == DT_BFLOAT16) return uintBitsToFloat(nbx_f32_to_bf16(v) << 16);
+  return v;
+}
+bool nbx_isclose(float a, float b, float rtol, float atol, bool equal_nan) {
+  if (a == b || (equal_nan && isnan(a) && isnan(b))) return true;
+  if (rtol == 0.0 && atol == 0.0) return false;
+  float allowed = nbx_round_to_input(atol + abs(nbx_round_to_input(rtol * b)));
+  float actual = abs(nbx_round_to_input(a - b));
+  return !isinf(actual) && !isnan(actual) && actual <= allowed;
+}
+
 float opF(float a, float b, float c, uint pos) {
 #if NBX_F64
   if (nbx_wide_op()) return opF_wide(a, b, c);
 #endif
   switch (OP) {
     NBX_FLOAT_COMMON_CASES(float, attrF)
+    NBX_FLOAT_ISSUE11_CASES(float, attrF)
     case OP_exp: return nbx_exp(a);
     case OP_exp2: return nbx_exp2(a);
     case OP_log: return nbx_log(a);
@@ -239,10 +356,60 @@ float opF(float a, float b, float c, uint pos) {
 
 #if NBX_CLS_D
 double attrD(int k) { return packDouble2x32(P.attrs[k].xy); }
+// Issue 11's binary ops in float64 (the float32 versions above say why each is so).
+double nbx_log_of(double x) { return nbx_log_d(x); }
+double nbx_copysign(double a, double b) {
+  uvec2 ua = unpackDouble2x32(a), ub = unpackDouble2x32(b);
+  return packDouble2x32(uvec2(ua.x, (ua.y & 0x7fffffffu) | (ub.y & 0x80000000u)));
+}
+double nbx_nextafter(double a, double b) {
+  if (isnan(a) || isnan(b)) return double(kNaN);
+  uvec2 x = unpackDouble2x32(a), y = unpackDouble2x32(b);
+  uvec2 mx = uvec2(x.x, x.y & 0x7fffffffu), my = uvec2(y.x, y.y & 0x7fffffffu);
+  if (x == y || (mx == uvec2(0u) && my == uvec2(0u))) return b;
+  if (mx == uvec2(0u)) return packDouble2x32(uvec2(1u, y.y & 0x80000000u));
+  uint c;
+  if ((x.y >> 31) == (y.y >> 31) && nbx_u64_ge(my, mx)) {  // away from zero
+    uint lo = uaddCarry(x.x, 1u, c);
+    return packDouble2x32(uvec2(lo, x.y + c));
+  }
+  uint lo = usubBorrow(x.x, 1u, c);
+  return packDouble2x32(uvec2(lo, x.y - c));
+}
+double nbx_hypot(double a, double b) {
+  if (isinf(a) || isinf(b)) return double(kInf);
+  if (isnan(a) || isnan(b)) return double(kNaN);
+  double m = max(abs(a), abs(b)), n = min(abs(a), abs(b));
+  if (n == 0.0LF) return m;
+  int lift = m < 2.2250738585072014e-308LF ? 54 : 0;
+  m = ldexp(m, lift);
+  n = ldexp(n, lift);
+  int e;
+  frexp(m, e);
+  int h = e / 2;  // in two steps, as nbx_scale: 2^±1024 is no double
+  double x = ldexp(ldexp(m, -h), h - e), y = ldexp(ldexp(n, -h), h - e);
+  double r = sqrt(x * x + y * y);
+  return ldexp(ldexp(r, h), e - lift - h);
+}
+double nbx_logaddexp(double a, double b, bool base2) {
+  if (isinf(a) && a == b) return a;
+  double d = -abs(a - b);
+  double t = base2 ? nbx_log1p_d(nbx_exp_d(d * 0.69314718055994531LF)) * 1.4426950408889634LF
+                   : nbx_log1p_d(nbx_exp_d(d));
+  return max(a, b) + t;
+}
+bool nbx_isclose(double a, double b, double rtol, double atol, bool equal_nan) {
+  if (a == b || (equal_nan && isnan(a) && isnan(b))) return true;
+  if (rtol == 0.0LF && atol == 0.0LF) return false;
+  double actual = abs(a - b);
+  return !isinf(actual) && !isnan(actual) && actual <= atol + abs(rtol * b);
+}
+
 // GLSL has no float64 exp/log/sin: vk_math64.glsl builds them from arithmetic.
 double opD(double a, double b, double c, uint pos) {
   switch (OP) {
     NBX_FLOAT_COMMON_CASES(double, attrD)
+    NBX_FLOAT_ISSUE11_CASES(double, attrD)
     case OP_exp: return nbx_exp_d(a);
     case OP_exp2: return nbx_exp_d(a * 0.69314718055994531LF);
     case OP_log: return nbx_log_d(a);
@@ -265,6 +432,7 @@ double opD(double a, double b, double c, uint pos) {
     case OP_tan: return nbx_tan_d(a);
     case OP_pow: return nbx_pow_d(a, b);
     case OP_atan2: return nbx_atan2_d(a, b);
+    case OP_float_power: return nbx_pow_d(a, b);
     default: return double(kNaN);
   }
 }
@@ -281,6 +449,10 @@ double opD(double a, double b, double c, uint pos) {
   case OP_isfinite: return T(1);                                                           \
   case OP_logical_not: return a == T(0) ? T(1) : T(0);                                     \
   case OP_bitwise_not: return CDT == DT_BOOL ? (a == T(0) ? T(1) : T(0)) : ~a;             \
+  case OP_sign: case OP_sgn: return a > T(0) ? T(1) : (a < T(0) ? T(-1) : T(0));            \
+  case OP_signbit: return a < T(0) ? T(1) : T(0);                                          \
+  case OP_square: return a * a;                                                            \
+  case OP_isposinf: case OP_isneginf: return T(0);                                         \
   case OP_add: return a + A(0) * b;                                                        \
   case OP_sub: return a - A(0) * b;                                                        \
   case OP_mul: return a * b;                                                               \
@@ -325,6 +497,10 @@ double opD(double a, double b, double c, uint pos) {
   case OP_le: return a <= b ? T(1) : T(0);                                                 \
   case OP_gt: return a > b ? T(1) : T(0);                                                  \
   case OP_ge: return a >= b ? T(1) : T(0);                                                 \
+  case OP_fmod: { /* C's %: the dividend's sign */                                         \
+    if (b == T(0)) { nbx_fault_div_by_zero(pos); return T(0); }                            \
+    return b == T(-1) ? T(0) : a - (a / b) * b;                                            \
+  }                                                                                        \
   case OP_where: return a != T(0) ? b : c;                                                 \
   case OP_clamp: return min(max(a, b), c);                                                 \
   case OP_addcmul: return a + A(0) * b * c;

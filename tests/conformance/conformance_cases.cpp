@@ -21,6 +21,11 @@ const Tensor& t(Operands a, int k) {
       return expr;                                                                      \
     } \
   }
+// clang-format off
+#define NBX_UNARY_KIND_SPEC(op_name, kind, expr) \
+  OpSpec{#op_name, 1, {kind}, false, false, false, \
+         [](Operands a, DType, DType) { const Tensor& x = t(a, 0); return expr; }}
+// clang-format on
 #define NBX_BINARY_SPEC(op_name, kind1, integer_division)                  \
   OpSpec {                                                                 \
 #op_name, 2,                                                           \
@@ -29,6 +34,8 @@ const Tensor& t(Operands a, int k) {
   }
 
 // Non-default attributes where an op has them, so the attribute path is exercised too.
+// Unformatted: past ~100 entries clang-format re-indents the whole table.
+// clang-format off
 const OpSpec kSpecs[] = {
     NBX_UNARY_SPEC(neg, ops::neg(x)),
     NBX_UNARY_SPEC(abs, ops::abs(x)),
@@ -67,6 +74,33 @@ const OpSpec kSpecs[] = {
     NBX_UNARY_SPEC(nan_to_num, ops::nan_to_num(x)),
     NBX_UNARY_SPEC(logical_not, ops::logical_not(x)),
     NBX_UNARY_SPEC(bitwise_not, ops::bitwise_not(x)),
+    // Issue 11's unary ops, each on the values where it is hard to get right.
+    NBX_UNARY_KIND_SPEC(log1p, K::kWideMagnitude, ops::log1p(x)),
+    NBX_UNARY_KIND_SPEC(expm1, K::kWideMagnitude, ops::expm1(x)),
+    NBX_UNARY_SPEC(log10, ops::log10(x)),
+    NBX_UNARY_SPEC(sign, ops::sign(x)),
+    NBX_UNARY_SPEC(sgn, ops::sgn(x)),
+    NBX_UNARY_SPEC(signbit, ops::signbit(x)),
+    NBX_UNARY_KIND_SPEC(asin, K::kUnitInterval, ops::asin(x)),
+    NBX_UNARY_KIND_SPEC(acos, K::kUnitInterval, ops::acos(x)),
+    NBX_UNARY_KIND_SPEC(atan, K::kWideMagnitude, ops::atan(x)),
+    NBX_UNARY_KIND_SPEC(sinh, K::kWideMagnitude, ops::sinh(x)),
+    NBX_UNARY_KIND_SPEC(cosh, K::kWideMagnitude, ops::cosh(x)),
+    NBX_UNARY_KIND_SPEC(asinh, K::kWideMagnitude, ops::asinh(x)),
+    NBX_UNARY_KIND_SPEC(acosh, K::kWideMagnitude, ops::acosh(x)),
+    NBX_UNARY_KIND_SPEC(atanh, K::kUnitInterval, ops::atanh(x)),
+    NBX_UNARY_KIND_SPEC(erfc, K::kWideMagnitude, ops::erfc(x)),
+    NBX_UNARY_KIND_SPEC(erfinv, K::kUnitInterval, ops::erfinv(x)),
+    NBX_UNARY_KIND_SPEC(lgamma, K::kWideMagnitude, ops::lgamma(x)),
+    NBX_UNARY_KIND_SPEC(digamma, K::kWideMagnitude, ops::digamma(x)),
+    NBX_UNARY_SPEC(square, ops::square(x)),
+    NBX_UNARY_SPEC(frac, ops::frac(x)),
+    NBX_UNARY_SPEC(deg2rad, ops::deg2rad(x)),
+    NBX_UNARY_SPEC(rad2deg, ops::rad2deg(x)),
+    NBX_UNARY_KIND_SPEC(logit, K::kUnitInterval, ops::logit(x, 1e-3)),
+    NBX_UNARY_KIND_SPEC(sinc, K::kWideMagnitude, ops::sinc(x)),
+    NBX_UNARY_SPEC(isposinf, ops::isposinf(x)),
+    NBX_UNARY_SPEC(isneginf, ops::isneginf(x)),
     NBX_BINARY_SPEC(add, K::kGeneral, false),
     NBX_BINARY_SPEC(sub, K::kGeneral, false),
     NBX_BINARY_SPEC(mul, K::kGeneral, false),
@@ -91,6 +125,50 @@ const OpSpec kSpecs[] = {
     NBX_BINARY_SPEC(le, K::kGeneral, false),
     NBX_BINARY_SPEC(gt, K::kGeneral, false),
     NBX_BINARY_SPEC(ge, K::kGeneral, false),
+    NBX_BINARY_SPEC(fmod, K::kDivisor, true),
+    NBX_BINARY_SPEC(hypot, K::kGeneral, false),
+    NBX_BINARY_SPEC(copysign, K::kGeneral, false),
+    NBX_BINARY_SPEC(logaddexp, K::kGeneral, false),
+    NBX_BINARY_SPEC(logaddexp2, K::kGeneral, false),
+    NBX_BINARY_SPEC(xlogy, K::kGeneral, false),
+    NBX_BINARY_SPEC(nextafter, K::kGeneral, false),
+    NBX_BINARY_SPEC(float_power, K::kExponent, false),
+    // Tolerances wide enough that the drawn values fall on both sides of them.
+    {"isclose",
+     2,
+     {K::kGeneral, K::kGeneral},
+     false,
+     false,
+     false,
+     [](Operands a, DType, DType) { return ops::isclose(t(a, 0), t(a, 1), 0.25, 0.5, true); }},
+    {"allclose",
+     2,
+     {K::kGeneral, K::kGeneral},
+     false,
+     false,
+     false,
+     [](Operands a, DType, DType) {
+       const Tensor& x = t(a, 0);
+       const std::vector<bool> v{ops::allclose(x, t(a, 1), 0.25, 0.5, true),
+                                 ops::allclose(x, x), ops::allclose(x, x, 0, 0, true)};
+       return Tensor::from_host(v, {3});
+     }},
+    // Tensor bounds (maximum/minimum, bool included); a host-scalar bound runs clamp's cell,
+    // and bool has no scalar-bound kernel (PyTorch), which a cell cannot mix with the rest.
+    {"clamp_min",
+     2,
+     {K::kGeneral, K::kGeneral},
+     false,
+     false,
+     false,
+     [](Operands a, DType, DType) { return ops::clamp_min(t(a, 0), a[1]); }},
+    {"clamp_max",
+     2,
+     {K::kGeneral, K::kGeneral},
+     false,
+     false,
+     false,
+     [](Operands a, DType, DType) { return ops::clamp_max(t(a, 0), a[1]); }},
     {"where",
      3,
      {K::kCondition, K::kGeneral, K::kGeneral},
@@ -146,7 +224,9 @@ const OpSpec kSpecs[] = {
      false,
      [](Operands a, DType, DType to) { return ops::cast(t(a, 0), to); }},
 };
+// clang-format on
 #undef NBX_UNARY_SPEC
+#undef NBX_UNARY_KIND_SPEC
 #undef NBX_BINARY_SPEC
 
 enum class View { kNone, kTranspose, kSlice, kExpand };

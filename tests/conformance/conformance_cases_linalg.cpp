@@ -419,6 +419,91 @@ std::vector<FamilyCase> fill_cases(DType d, Rng& r, const Device& dev) {
   return out;
 }
 
+// zeros_like / ones_like / full_like (issue 11): like's shape (its strides where it is dense),
+// the dtype and the device given or like's; the view's values must not leak into the result.
+// eye: square, wide, tall, empty and 1x1 identities. empty_strided: its sizes, strides and
+// storage bytes, the storage reaching the largest offset (overlapping strides included).
+std::vector<FamilyCase> like_cases(DType d, Rng& r, const Device& dev, int which) {
+  const struct {
+    const char* name;
+    Shape base;
+    View view;
+  } rows[] = {{"contiguous", {6, 7}, {}},
+              {"transposed", {7, 6}, kT},
+              {"sliced", {6, 40}, kSliced},
+              {"expanded", {1, 7}, expand_to({6, 7})},
+              {"0-size", {3, 0}, {}}};
+  std::vector<FamilyCase> out;
+  for (const auto& row : rows) {
+    FamilyCase c{row.name,
+                 1,
+                 bool(row.view),
+                 {},
+                 {},
+                 [which](std::span<const Tensor> in, const Device&) -> Outputs {
+                   if (which == 0) return {ops::zeros_like(in[0])};
+                   if (which == 1) return {ops::ones_like(in[0])};
+                   return {ops::full_like(in[0], Scalar(3))};
+                 }};
+    add_operand(c, draw_tensor(r, d, row.base, true), dev, row.view);
+    out.push_back(std::move(c));
+  }
+  // Into this dtype from a float32 tensor (a dtype override), and a fractional value.
+  FamilyCase into{"dtype-override",
+                  1,
+                  false,
+                  {},
+                  {},
+                  [which, d](std::span<const Tensor> in, const Device&) -> Outputs {
+                    if (which == 0) return {ops::zeros_like(in[0], d)};
+                    if (which == 1) return {ops::ones_like(in[0], d)};
+                    return {ops::full_like(in[0], Scalar(2.5), d)};
+                  }};
+  add_operand(into, draw_tensor(r, DType::kFloat32, {5, 9}), dev);
+  out.push_back(std::move(into));
+  return out;
+}
+
+std::vector<FamilyCase> eye_cases(DType d, Rng&, const Device&) {
+  const struct {
+    const char* name;
+    std::int64_t n, m;
+  } rows[] = {{"square-65", 65, 65}, {"wide-3x70", 3, 70}, {"tall-70x3", 70, 3},
+              {"1x1", 1, 1},         {"0x4", 0, 4},        {"4x0", 4, 0}};
+  std::vector<FamilyCase> out;
+  for (const auto& row : rows)
+    out.push_back(
+        creation_case(row.name, [d, row](std::span<const Tensor>, const Device& dev) -> Outputs {
+          return {ops::eye(row.n, row.m, d, dev)};
+        }));
+  out.push_back(creation_case("n-only-9", [d](std::span<const Tensor>, const Device& dev) {
+    return Outputs{ops::eye(9, d, dev)};
+  }));
+  return out;
+}
+
+std::vector<FamilyCase> empty_strided_cases(DType d, Rng&, const Device&) {
+  const struct {
+    const char* name;
+    Shape sizes;
+    Strides strides;
+  } rows[] = {{"column-major", {2, 3}, {1, 2}}, {"overlapping", {4, 5}, {1, 1}},
+              {"broadcast", {2, 3}, {0, 0}},    {"padded-rows", {3, 4}, {10, 1}},
+              {"0-size", {2, 0}, {5, 1}},       {"0-d", {}, {}}};
+  std::vector<FamilyCase> out;
+  for (const auto& row : rows)
+    out.push_back(
+        creation_case(row.name, [d, row](std::span<const Tensor>, const Device& dev) -> Outputs {
+          const Tensor t = ops::empty_strided(row.sizes, row.strides, d, dev);
+          std::vector<std::int64_t> facts(t.shape().begin(), t.shape().end());
+          facts.insert(facts.end(), t.strides().begin(), t.strides().end());
+          facts.push_back(static_cast<std::int64_t>(t.storage()->bytes()));
+          facts.push_back(t.device() == dev ? 1 : 0);
+          return {Tensor::from_host(facts, {static_cast<std::int64_t>(facts.size())})};
+        }));
+  return out;
+}
+
 // Contiguous copies of strided views on the device (core/ops/copy.cpp): the reference
 // side is already contiguous (the same values), the device side copies through strides.
 std::vector<FamilyCase> contiguous_cases(DType d, Rng& r, const Device& dev) {
@@ -466,6 +551,14 @@ const FamilySpec kSpecs[] = {
     {"full", "creation", true, full_cases},
     {"fill", "creation", true, fill_cases},
     {"contiguous", "creation", true, contiguous_cases},
+    {"zeros_like", "creation", true,
+     [](DType d, Rng& r, const Device& dev) { return like_cases(d, r, dev, 0); }},
+    {"ones_like", "creation", true,
+     [](DType d, Rng& r, const Device& dev) { return like_cases(d, r, dev, 1); }},
+    {"full_like", "creation", true,
+     [](DType d, Rng& r, const Device& dev) { return like_cases(d, r, dev, 2); }},
+    {"eye", "creation", true, eye_cases},
+    {"empty_strided", "creation", true, empty_strided_cases},
     // Each element from its index in float64 (int64), rounded once, on every backend
     // (kernels/gpu/fill_kernels.cu, the Vulkan fill shader): bit for bit.
     {"arange", "creation", true, arange_cases},

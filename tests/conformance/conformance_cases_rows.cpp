@@ -6,7 +6,9 @@
 // kernels' variants: inner, middle and outer dims of 3-d tensors, 3000 rows of 1, 700 rows of
 // 65, sliced and narrowed views, ties (the first index wins), PyTorch's rows of NaN and ±inf,
 // and (full mode only) rows of 10^5 split over workgroups, plain and with specials, and a
-// whole 10^5-element tensor.
+// whole 10^5-element tensor. Issue 11's reductions: max/min of a whole tensor (max_all,
+// min_all: every case reduced over every dim), aminmax (one dim), nansum and nanmean (a
+// third of the float values NaN, and rows all NaN), var_mean and std_mean (both outputs).
 #include <cmath>
 #include <optional>
 
@@ -33,7 +35,26 @@ struct RowOptions {
   bool zeros = false;      // a third of the values zero: counts of non-zeros depend on them
   bool short_dim = false;  // var/std: a dim of 2, where correction 2 leaves no degree of freedom
   bool product = false;    // prod: over 16 terms, factors near ±1 (else they vanish to 0)
+  bool nans = false;       // nansum/nanmean: a third of the float values NaN, rows of NaN
 };
+
+// `x` (floats) with about a third of its elements NaN: what nansum and nanmean skip.
+Tensor with_nans(Rng& rng, const Tensor& x) {
+  if (!is_floating(x.dtype())) return x;
+  std::vector<double> v = x.to(DType::kFloat64).to_host<double>();
+  for (double& e : v)
+    if (rng.below(3) == 0) e = NAN;
+  return tensor_of(v, x.shape(), x.dtype());
+}
+
+// Rows of 5: all NaN (nanmean: NaN, nansum: 0), one value among NaNs, no NaN, NaN with ±inf,
+// NaN with a lone +inf.
+Tensor nan_rows(DType dtype) {
+  const double nan = NAN, inf = INFINITY;
+  return tensor_of({nan, nan, nan,  nan, nan, nan, 1.5, nan, nan, nan, 1,   -2,  0.5,
+                    4,   -3,  -inf, nan, inf, 2,   nan, nan, nan, inf, nan, 0.25},
+                   {5, 5}, dtype);
+}
 
 const View kTranspose01 = [](const Tensor& t) { return t.transpose(0, 1); };
 const View kTranspose02 = [](const Tensor& t) { return t.transpose(0, 2); };
@@ -94,6 +115,7 @@ struct CaseAdder {
     Tensor host = o.product && k > 16 ? draw_near_one(rng, dtype, shape, specials)
                                       : draw_tensor(rng, dtype, shape, specials);
     if (o.zeros) host = with_zeros(rng, host);
+    if (o.nans) host = with_nans(rng, host);
     FamilyCase& c = push(std::move(name), k, view, std::move(dims), keepdim);
     add_operand(c, host, dev, v);
     return c;
@@ -110,12 +132,14 @@ struct CaseAdder {
                  Draw draw) {
     if (o.product) draw = [](Rng& r, DType d, const Shape& s) { return draw_near_one(r, d, s); };
     FamilyCase& c = push(std::move(name), k, false, std::move(dims), false);
-    defer_operands(
-        c, rng, [draw, shape, dtype = dtype, dev = dev, zeros = o.zeros](FamilyCase& self, Rng& r) {
-          Tensor host = draw(r, dtype, shape);
-          if (zeros) host = with_zeros(r, host);
-          add_operand(self, host, dev);
-        });
+    defer_operands(c, rng,
+                   [draw, shape, dtype = dtype, dev = dev, zeros = o.zeros, nans = o.nans](
+                       FamilyCase& self, Rng& r) {
+                     Tensor host = draw(r, dtype, shape);
+                     if (zeros) host = with_zeros(r, host);
+                     if (nans) host = with_nans(r, host);
+                     add_operand(self, host, dev);
+                   });
   }
 };
 
@@ -155,6 +179,10 @@ std::vector<FamilyCase> reduce_cases(DType dtype, Rng& rng, const Device& dev, R
   a.add("full-of-narrowed", 1440, true, {6, 40, 12}, {}, false,
         [](const Tensor& t) { return t.narrow(2, 5, 6); });
   add_operand(a.push("ties", 33, false, {-1}, false), draw_ties(rng, dtype, {9, 33}), dev);
+  if (is_floating(dtype) && o.nans) {
+    a.add_tensor("nan-rows", 5, nan_rows(dtype), {1});
+    a.add_tensor("nan-columns-keepdim", 5, nan_rows(dtype), {0}, keep, kTranspose01);
+  }
   if (is_floating(dtype)) {
     a.add_tensor("planted-rows", 5, planted_rows(dtype), {1});
     a.add_tensor("planted-rows-transposed-keepdim", 5, planted_rows(dtype), {0}, keep,
@@ -199,6 +227,15 @@ constexpr RowOptions kOneNoFull{Dims::kOneNoFull};
 constexpr RowOptions kCounts{Dims::kMany, true};
 constexpr RowOptions kShort{Dims::kMany, false, true};
 constexpr RowOptions kProduct{Dims::kMany, false, false, true};
+constexpr RowOptions kNans{Dims::kMany, false, false, false, true};
+
+Outputs min_max(const Tensor& x, const ops::DimList& dims, bool keepdim) {
+  ops::MinMax r = ops::aminmax(x, one_dim(dims), keepdim);
+  return {r.min, r.max};
+}
+Outputs statistic_mean(ops::StatisticAndMean r) {
+  return {r.statistic, r.mean};
+}
 
 const FamilySpec kSpecs[] = {
     NBX_REDUCE(sum, false, return {ops::sum(x, dims, keepdim)};),
@@ -219,9 +256,9 @@ const FamilySpec kSpecs[] = {
     NBX_REDUCE_SPEC(var, false, kShort, return {ops::var(x, dims, 1, keepdim)};),
     NBX_REDUCE_SPEC(var_c0, false, kShort, return {ops::var(x, dims, 0, keepdim)};),
     NBX_REDUCE_SPEC(var_c2, false, kShort, return {ops::var(x, dims, 2, keepdim)};),
-    NBX_REDUCE_SPEC(std, false, kShort, return {ops::stddev(x, dims, 0, keepdim)};),
-    NBX_REDUCE_SPEC(std_c1, false, kShort, return {ops::stddev(x, dims, 1, keepdim)};),
-    NBX_REDUCE_SPEC(std_c2, false, kShort, return {ops::stddev(x, dims, 2, keepdim)};),
+    NBX_REDUCE_SPEC(std, false, kShort, return {ops::std(x, dims, 0, keepdim)};),
+    NBX_REDUCE_SPEC(std_c1, false, kShort, return {ops::std(x, dims, 1, keepdim)};),
+    NBX_REDUCE_SPEC(std_c2, false, kShort, return {ops::std(x, dims, 2, keepdim)};),
     // p = 0 counts non-zeros (exact), ±inf selects: exact.
     NBX_REDUCE_SPEC(norm_p0, true, kCounts, return {ops::norm(x, 0, dims, keepdim)};),
     NBX_REDUCE(norm_p1, false, return {ops::norm(x, 1, dims, keepdim)};),
@@ -235,6 +272,20 @@ const FamilySpec kSpecs[] = {
     NBX_REDUCE_SPEC(all, true, kCounts, return {ops::all(x, dims, keepdim)};),
     NBX_REDUCE_SPEC(count_nonzero, true, (RowOptions{Dims::kManyNoKeep, true}),
                     return {ops::count_nonzero(x, dims)};),
+    // Issue 11. max(x)/min(x) take no dim: each case reduces its tensor over every dim.
+    NBX_REDUCE(max_all, true, (void)dims; return {ops::max(x)};),
+    NBX_REDUCE(min_all, true, (void)dims; return {ops::min(x)};),
+    NBX_REDUCE_SPEC(aminmax, true, kOne, return min_max(x, dims, keepdim);),
+    NBX_REDUCE_SPEC(nansum, false, kNans, return {ops::nansum(x, dims, keepdim)};),
+    NBX_REDUCE_SPEC(nanmean, false, kNans, return {ops::nanmean(x, dims, keepdim)};),
+    NBX_REDUCE_SPEC(var_mean, false, kShort,
+                    return statistic_mean(ops::var_mean(x, dims, 1, keepdim));),
+    NBX_REDUCE_SPEC(var_mean_c0, false, kShort,
+                    return statistic_mean(ops::var_mean(x, dims, 0, keepdim));),
+    NBX_REDUCE_SPEC(std_mean, false, kShort,
+                    return statistic_mean(ops::std_mean(x, dims, 1, keepdim));),
+    NBX_REDUCE_SPEC(std_mean_c2, false, kShort,
+                    return statistic_mean(ops::std_mean(x, dims, 2, keepdim));),
 };
 #undef NBX_REDUCE
 #undef NBX_REDUCE_SPEC

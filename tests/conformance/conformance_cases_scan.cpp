@@ -1,6 +1,6 @@
-// Scans (cumsum, cumprod, cummax, cummin), with rows that take every kernel shape of the GPU
-// and Vulkan scans: rows of 1 … 128 (groups of lanes, a row per invocation), rows side by side
-// along dim 0 (a lane per row on CUDA/HIP once 40000 of them fill the GPU), 10000 rows of 129
+// Scans (cumsum, cumprod, cummax, cummin, logcumsumexp), with rows that take every kernel shape of
+// the GPU and Vulkan scans: rows of 1 … 128 (groups of lanes, a row per invocation), rows side by
+// side along dim 0 (a lane per row on CUDA/HIP once 40000 of them fill the GPU), 10000 rows of 129
 // (a warp each), 300 rows of 8200 (a block each, past its 8192-element tile), and few long
 // rows split into chunks (10^5, 3·10^5, a row starting one element in, dim 0 of [100000, 2]);
 // views (transposed, dim 0 of contiguous, sliced with steps, a broadcast dim, 3-d); NaN, ±inf,
@@ -231,6 +231,9 @@ Outputs cummin(const Tensor& x, std::int64_t dim, std::optional<DType>) {
   ops::ValuesAndIndices r = ops::cummin(x, dim);
   return {r.values, r.indices};
 }
+Outputs logcumsumexp(const Tensor& x, std::int64_t dim, std::optional<DType>) {
+  return {ops::logcumsumexp(x, dim)};
+}
 
 const FamilySpec kSpecs[] = {
     {"cumsum", "scan", false,
@@ -253,6 +256,12 @@ const FamilySpec kSpecs[] = {
     {"cummin", "scan", true,
      [](DType d, Rng& r, const Device& dev) {
        return scan_cases(d, r, dev, cummin, ScanKind::kExtreme);
+     }},
+    // Integer and bool inputs are refused alike (n/a), as PyTorch's kernels have none. The
+    // sums' cases; -inf, +inf and NaN planted (a row of -inf stays -inf, +inf and NaN stick).
+    {"logcumsumexp", "scan", false,
+     [](DType d, Rng& r, const Device& dev) {
+       return scan_cases(d, r, dev, logcumsumexp, ScanKind::kSum);
      }},
 };
 

@@ -77,6 +77,28 @@ double round_to(DType t, double v) {
   }
 }
 
+// The domains of issue 11's unary ops, where their hard regions are. Exponents stay inside
+// the dtype's normal range (no subnormals are drawn, as for every kind).
+double draw_special_domain(Rng& rng, DType t, ValueKind kind) {
+  const double sign = rng.below(2) ? -1.0 : 1.0;
+  const std::int64_t pick = rng.below(100);
+  const int min_exp = t == DType::kFloat16 ? -14 : -30;
+  if (pick < 10) {
+    const double specials[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1.0, -1.0, 0.5, -0.5};
+    return specials[rng.below(std::size(specials))];
+  }
+  if (kind == ValueKind::kUnitInterval) {
+    if (pick < 35) return sign * (1.0 - std::ldexp(1.0, -int(rng.range(1, 30))));
+    if (pick < 42) return sign * (1.0 + std::ldexp(1.0, -int(rng.range(1, 10))));
+    if (pick < 55) return sign * std::ldexp(1.0 + rng.uniform(), int(rng.range(min_exp, -1)));
+    return rng.uniform() * 2 - 1;
+  }
+  if (pick < 30) return double(rng.range(-6, 6)) + sign * std::ldexp(1.0, -int(rng.range(1, 30)));
+  if (pick < 40) return sign * double(rng.range(0, 12)) * 0.5;
+  const int max_exp = t == DType::kFloat16 ? 15 : 30;
+  return sign * std::ldexp(1.0 + rng.uniform(), int(rng.range(min_exp, max_exp)));
+}
+
 double draw_float(Rng& rng, DType t, ValueKind kind) {
   const double sign = rng.below(2) ? -1.0 : 1.0;
   const std::int64_t pick = rng.below(100);
@@ -86,6 +108,8 @@ double draw_float(Rng& rng, DType t, ValueKind kind) {
     if (pick < 50) return double(rng.range(-5, 5));  // integral: odd/even and sign rules
     return (rng.uniform() * 10 - 5);
   }
+  if (kind == ValueKind::kWideMagnitude || kind == ValueKind::kUnitInterval)
+    return draw_special_domain(rng, t, kind);
   if (kind == ValueKind::kWeight) {
     if (pick < 10) return std::array<double, 4>{0.0, 1.0, 0.5, NAN}[std::size_t(rng.below(4))];
     return rng.uniform() * 2 - 0.5;

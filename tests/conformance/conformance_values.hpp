@@ -37,6 +37,10 @@ enum class ValueKind {
   kDivisorWithZero,  // integers with zeros planted: the division-by-zero fault case
   kWeight,           // lerp weights: -0.5 … 1.5
   kCondition,        // bool masks and conditions (generated as bool whatever the dtype)
+  kWideMagnitude,    // magnitudes 2^-30 … 2^30, integers +- 2^-k (lgamma/digamma poles, log1p
+                     // near -1, acosh near 1), halves, specials
+  kUnitInterval,     // (-1, 1) crowding 0 and +-1 (1 - 2^-k), just outside +-1, specials:
+                     // asin, acos, atanh, erfinv, logit
 };
 
 // `count` elements of `dtype`, as the tensor's bytes (row-major). Floats are drawn as

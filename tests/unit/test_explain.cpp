@@ -230,7 +230,8 @@ TEST_CASE("the catalog's names are the union of the op tables") {
   expect_codes("scan", {{"cumsum", abi::kScan_cumsum},
                         {"cumprod", abi::kScan_cumprod},
                         {"cummax", abi::kScan_cummax},
-                        {"cummin", abi::kScan_cummin}});
+                        {"cummin", abi::kScan_cummin},
+                        {"logcumsumexp", abi::kScan_logcumsumexp}});
   expect_codes("softmax", {{"softmax", abi::kSoftmax_softmax},
                            {"log_softmax", abi::kSoftmax_log_softmax},
                            {"scaled_masked_softmax", abi::kSoftmax_softmax}});
@@ -241,7 +242,8 @@ TEST_CASE("the catalog's names are the union of the op tables") {
   expect_codes("fill", {{"arange", abi::kFill_arange},
                         {"linspace", abi::kFill_linspace},
                         {"triu", abi::kFill_triu},
-                        {"tril", abi::kFill_tril}});
+                        {"tril", abi::kFill_tril},
+                        {"eye", abi::kFill_eye}});
   expect_codes("gather", {{"index_select", abi::kGather_index_select},
                           {"gather", abi::kGather_gather},
                           {"take_along_dim", abi::kGather_take_along_dim},

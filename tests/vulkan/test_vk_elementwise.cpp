@@ -35,11 +35,16 @@ const std::vector<DType> kInts = {DType::kInt8, DType::kUInt8, DType::kInt16, DT
 std::vector<DType> dtypes_for(std::string_view op) {
   std::vector<DType> out;
   auto add = [&out](const std::vector<DType>& v) { out.insert(out.end(), v.begin(), v.end()); };
-  const bool float_only = in(
-      op, {"exp",      "exp2",        "log",       "log2",     "sqrt",       "rsqrt", "reciprocal",
-           "sin",      "cos",         "tan",       "tanh",     "sigmoid",    "erf",   "silu",
-           "gelu_erf", "gelu_tanh",   "mish",      "softplus", "leaky_relu", "elu",   "selu",
-           "celu",     "hardsigmoid", "hardswish", "div",      "atan2",      "lerp",  "addcdiv"});
+  const bool float_only =
+      in(op,
+         {"exp",      "exp2",        "log",       "log2",     "sqrt",       "rsqrt", "reciprocal",
+          "sin",      "cos",         "tan",       "tanh",     "sigmoid",    "erf",   "silu",
+          "gelu_erf", "gelu_tanh",   "mish",      "softplus", "leaky_relu", "elu",   "selu",
+          "celu",     "hardsigmoid", "hardswish", "div",      "atan2",      "lerp",  "addcdiv"}) ||
+      in(op, {"log1p",      "expm1",   "log10",     "asin",     "acos",       "atan",   "sinh",
+              "cosh",       "asinh",   "acosh",     "atanh",    "erfc",       "erfinv", "lgamma",
+              "digamma",    "deg2rad", "rad2deg",   "logit",    "sinc",       "hypot",  "logaddexp",
+              "logaddexp2", "xlogy",   "nextafter", "copysign", "float_power"});
   const bool bits = in(op, {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"});
   const bool any = in(op, {"isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
                            "logical_xor", "eq", "ne", "lt", "le", "gt", "ge", "where", "copy"});
@@ -58,7 +63,7 @@ DType out_dtype(std::string_view op, DType t) {
 
 Values values_for(std::string_view op, int k, DType t) {
   const bool fl = is_floating(t);
-  if (k == 1 && !fl && in(op, {"floor_divide", "remainder"})) return Values::kNonZero;
+  if (k == 1 && !fl && in(op, {"floor_divide", "remainder", "fmod"})) return Values::kNonZero;
   if (k == 1 && in(op, {"bitwise_left_shift", "bitwise_right_shift"})) return Values::kShift;
   if (k == 1 && !fl && op == "pow") return Values::kExponent;
   if (in(op, {"lerp", "addcmul", "addcdiv"})) return Values::kSmall;

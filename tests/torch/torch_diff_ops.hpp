@@ -1,0 +1,19 @@
+// The runner's op table: op name (the manifest's "op") → the nbx call. One line per op;
+// the driver's table (torch_diff_ops.py) holds the same names with the PyTorch call.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/torch/torch_diff_case.hpp"
+
+namespace nbx::torch_diff {
+
+using Outputs = std::vector<Tensor>;
+using OpCall = std::function<Outputs(const CaseArgs&, const Device&)>;
+
+const std::map<std::string, OpCall>& op_table();
+
+}  // namespace nbx::torch_diff
