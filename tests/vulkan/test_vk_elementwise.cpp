@@ -33,6 +33,11 @@ const std::vector<DType> kInts = {DType::kInt8, DType::kUInt8, DType::kInt16, DT
                                   DType::kInt64};
 
 std::vector<DType> dtypes_for(std::string_view op) {
+  // The wrappers launch float_power in float64 only and isclose with its rtol/atol attributes
+  // and a bool output, neither of which this generic launch builds: both are covered as the
+  // wrappers launch them by the conformance suite and tests/unit/test_elementwise_binary_wave2.
+  if (op == "float_power") return {DType::kFloat64};
+  if (op == "isclose") return {};
   std::vector<DType> out;
   auto add = [&out](const std::vector<DType>& v) { out.insert(out.end(), v.begin(), v.end()); };
   const bool float_only =
