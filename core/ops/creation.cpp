@@ -184,14 +184,20 @@ ElementPlan plan_arange(Scalar start, Scalar end, Scalar step, DType dtype,
     throw InvalidArgument("arange", "arange: the step walks away from the end" + args);
   // In 128 bits (harden): ei - si overflowed int64 for bounds near ±9.2e18.
   const __int128 span = static_cast<__int128>(ei) - si + di - (di > 0 ? 1 : -1);
-  const double nd = integral ? static_cast<double>(span / di) : std::ceil((e - s) / d);
+  // The count, as PyTorch's: from the truncated bounds for int64 (and integer bounds), from
+  // the given ones for the other dtypes (arange(6.82, 35.72, 1.7, int16) has
+  // ceil(28.9 / 1.7) = 17 elements of 6 + 1 i); -0 when the bounds truncate past each other.
+  const bool count_truncated =
+      dtype == DType::kInt64 || (!start.is_floating() && !end.is_floating() && !step.is_floating());
+  const double nd = count_truncated ? static_cast<double>(span / di)
+                                    : std::max(0.0, std::ceil((e - s) / d));
   if (!(nd < 9.2e18))
     throw InvalidArgument("arange",
                           "arange: the range has more than 2^63 elements (invalid size, "
                           "possible overflow)" +
                               args);
   const std::int64_t n =
-      integral ? static_cast<std::int64_t>(span / di) : static_cast<std::int64_t>(nd);
+      count_truncated ? static_cast<std::int64_t>(span / di) : static_cast<std::int64_t>(nd);
   check_bytes("arange", {n}, dtype, args);
   ElementPlan plan;
   plan.out_shape = {n};

@@ -17,13 +17,15 @@ namespace nbx::ops {
 // A new tensor of `shape` filled with `value` (torch.full).
 Tensor full(const Shape& shape, Scalar value, DType dtype, const Device& device = host_device());
 // A new tensor shaped, typed and placed like `like`, filled with `value` (torch.full_like).
-// Tensors are never written in place in nbx, so this is the form `fill_` takes.
+// (Tensor::fill_ writes in place; this is the out-of-place form.)
 Tensor fill(const Tensor& like, Scalar value);
 
 // [start, end) by step (torch.arange): ceil((end - start) / step) elements, value i being
 // start + i * step. Computed in int64 when bounds and step are integers, or when `dtype` is
-// an integer type (then bounds and step are first truncated toward zero, as PyTorch's int64
-// arange: a step that truncates to 0 is refused); in floating point otherwise.
+// an integer type: then the values are trunc(start) + i * trunc(step) (a step that truncates
+// to 0 is refused), and the count, as PyTorch's, is the truncated bounds' for int64 and
+// ceil((end - start) / step) of the given ones for the other integer dtypes. In floating
+// point otherwise.
 Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype,
               const Device& device = host_device());
 

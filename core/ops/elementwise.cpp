@@ -206,16 +206,24 @@ abi::ScalarValue f(double v) {
   return {v, static_cast<std::int64_t>(0)};
 }
 
-// add/sub's alpha: PyTorch refuses a floating alpha with integer operands.
+// add/sub's alpha, PyTorch's alpha_check: a floating alpha needs a floating result, a bool
+// alpha a bool one (both operands bool).
 std::array<abi::ScalarValue, 3> alpha_attrs(const char* op, const TensorOrScalar& a,
                                             const TensorOrScalar& b, const Scalar& alpha) {
   const auto is_int = [](const TensorOrScalar& o) {
     return o.is_tensor() ? !is_floating(o.tensor().dtype()) : !o.scalar().is_floating();
   };
+  const auto is_bool = [](const TensorOrScalar& o) {
+    return o.is_tensor() ? o.tensor().dtype() == DType::kBool : o.scalar().kind() == Scalar::Kind::kBool;
+  };
   if (alpha.is_floating() && is_int(a) && is_int(b))
     throw InvalidArgument(op, std::string(op) +
                                   ": for integer operands alpha must be an integer, not " +
                                   alpha.str() + ".");
+  if (alpha.kind() == Scalar::Kind::kBool && !(is_bool(a) && is_bool(b)))
+    throw InvalidArgument(op, std::string(op) +
+                                  ": a bool alpha is only supported for bool results (both "
+                                  "operands bool), as PyTorch.");
   return {detail::scalar_value(alpha)};
 }
 
@@ -423,11 +431,11 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& va
                               " must broadcast to the tensor's shape " + to_string(x.shape()) +
                               ", not grow it to " + to_string(out) + ".");
   // PyTorch refuses a value that overflows x's dtype (NaN into int64, 200 into int8) even
-  // where the mask is all false. A 0-d tensor value is checked where it lives on the host;
-  // one on a device is cast there, as reading it would synchronise.
+  // where the mask is all false. A 0-d tensor value on a device is read for the check (one
+  // synchronisation, as PyTorch's value.item() on CUDA).
   if (!value.is_tensor())
     require_fits("masked_fill", value.scalar(), x.dtype());
-  else if (value.tensor().defined() && value.tensor().device().is_host())
+  else if (value.tensor().defined())
     require_fits("masked_fill", value.tensor().item(), x.dtype());
   const TensorOrScalar m(mask), xs(x);
   const TensorOrScalar v = value.is_tensor() ? TensorOrScalar(value.tensor().to(x.dtype())) : value;
@@ -438,6 +446,11 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& va
 }
 
 namespace {
+// A tensor as type promotion sees it: a 0-d tensor is weaker than a dimensioned one.
+PromotionOperand tensor_operand(const Tensor& t) {
+  return {t.dtype(), t.dim() ? OperandKind::kTensor : OperandKind::kZeroDimTensor};
+}
+
 // clamp, clamp_min and clamp_max: one body, its errors named after the op called.
 Tensor clamp_named(std::string_view name, const Tensor& x, const std::optional<TensorOrScalar>& min,
                    const std::optional<TensorOrScalar>& max) {
@@ -453,15 +466,12 @@ Tensor clamp_named(std::string_view name, const Tensor& x, const std::optional<T
   // to, forced as the common dtype so that it does not join the promotion (an int64 bound
   // made clamp(bool, max=true) int64); a bool common dtype is refused, as PyTorch's
   // clamp kernels have no bool.
-  std::vector<PromotionOperand> promo{
-      {x.dtype(), x.dim() ? OperandKind::kTensor : OperandKind::kZeroDimTensor}};
+  std::vector<PromotionOperand> promo{tensor_operand(x)};
   for (const auto* b : {&min, &max}) {
     if (!*b) continue;
     const TensorOrScalar& o = **b;
     promo.push_back(o.is_tensor()
-                        ? PromotionOperand{o.tensor().dtype(), o.tensor().dim()
-                                                                   ? OperandKind::kTensor
-                                                                   : OperandKind::kZeroDimTensor}
+                        ? tensor_operand(o.tensor())
                         : PromotionOperand{o.scalar().promotion_dtype(), OperandKind::kScalar});
   }
   const DType t = result_type(promo);
@@ -480,6 +490,10 @@ Tensor clamp_named(std::string_view name, const Tensor& x, const std::optional<T
         return Scalar(upper ? INT64_MAX : INT64_MIN);
     }
   };
+  // A scalar bound converts to that dtype with PyTorch's overflow check (clamp(int8, -200)
+  // is refused: "value cannot be converted to type int8_t without overflow").
+  for (const auto* b : {&min, &max})
+    if (*b && !(*b)->is_tensor()) require_fits(name, (*b)->scalar(), t);
   const TensorOrScalar xs(x);
   const TensorOrScalar lo = min ? *min : widest(false);
   const TensorOrScalar hi = max ? *max : widest(true);
@@ -547,6 +561,12 @@ Tensor lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight
 
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {
   const TensorOrScalar a(x), b(t1), c(t2);
+  // PyTorch converts value to the computation's dtype with its overflow check (-0.25 does
+  // not fit uint8).
+  if (x.defined() && t1.defined() && t2.defined()) {
+    const PromotionOperand promo[] = {tensor_operand(x), tensor_operand(t1), tensor_operand(t2)};
+    require_fits("addcmul", value, result_type(promo));
+  }
   return run({abi::kOp_addcmul, {&a, &b, &c}, {detail::scalar_value(value)}});
 }
 

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/kernel_abi.hpp"
+#include "core/ops/creation.hpp"
+#include "core/ops/elementwise.hpp"
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/inplace_write.hpp"
 
@@ -317,8 +319,33 @@ Tensor addmv_into(const Tensor* out, const Tensor& input, const Tensor& mat, con
       plan.out_shape, out);
 }
 
+// addr of bool tensors, as PyTorch computes it: (beta && input) || (alpha && vec1 ⊗ vec2),
+// elementwise (no product kernel has bool). Shapes as the numeric form checks them.
+Tensor bool_addr(const Tensor* out, const Tensor& input, const Tensor& vec1, const Tensor& vec2,
+                 double beta, double alpha) {
+  if (vec1.dim() != 1 || vec2.dim() != 1)
+    throw InvalidArgument("addr", "addr: vec1 and vec2 must be 1-d, not " +
+                                      std::to_string(vec1.dim()) + "-d and " +
+                                      std::to_string(vec2.dim()) + "-d.");
+  const Shape shape{vec1.shape()[0], vec2.shape()[0]};
+  if (!(broadcast_shapes(input.shape(), shape, "addr") == shape))
+    throw InvalidArgument("addr", "addr: the input of shape " + to_string(input.shape()) +
+                                      " must broadcast to the outer product's " +
+                                      to_string(shape) + ".");
+  const Tensor none = ops::full(shape, false, DType::kBool, vec1.device());
+  const Tensor outer = alpha != 0 ? ops::logical_and(vec1.unsqueeze(1), vec2.unsqueeze(0)) : none;
+  const Tensor r = ops::logical_or(beta != 0 ? input.expand(shape) : none, outer);
+  if (!out) return r;
+  detail::check_destination("addr_out", *out, shape, DType::kBool, vec1.device(), /*exact_dtype=*/true);
+  detail::copy_into("addr_out", *out, r);
+  return *out;
+}
+
 Tensor addr_into(const Tensor* out, const Tensor& input, const Tensor& vec1, const Tensor& vec2,
                  double beta, double alpha) {
+  if (input.defined() && vec1.defined() && vec2.defined() && input.dtype() == DType::kBool &&
+      vec1.dtype() == DType::kBool && vec2.dtype() == DType::kBool)
+    return bool_addr(out, input, vec1, vec2, beta, alpha);
   const ProductPlan plan = form_plan("addr", {&input, &vec1, &vec2}, vec1);
   return product_result({"addr", vec1.unsqueeze(1), vec2.unsqueeze(0), two_shapes(vec1, vec2),
                          &input, alpha, beta, &plan.matmul},

@@ -114,7 +114,8 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, double b
                double alpha = 1);
 Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, double beta = 1,
              double alpha = 1);
-// beta * input + alpha * outer(vec1, vec2).
+// beta * input + alpha * outer(vec1, vec2); of bool tensors (beta && input) || (alpha && outer),
+// as PyTorch.
 Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, double beta = 1,
             double alpha = 1);
 // x @ weight^T + bias: x is (*, in), weight (out, in) or (in), bias broadcasts to the result.

@@ -334,14 +334,27 @@ ValuesAndIndices min(const Tensor& x, std::int64_t dim, bool keepdim) {
       run({"min", abi::kReduce_min_with_index, Family::kSameDtype, x, {dim}, keepdim, {}}, true);
   return {l.out, l.indices};
 }
+// argmax/argmin without a dim and with keepdim: the flat index with every dim kept as 1,
+// as PyTorch 2.x (argmax(x[2, 3], keepdim=True) is [1, 1]).
+static Tensor keep_every_dim(const Tensor& flat_index, const Tensor& x, bool keepdim) {
+  if (!keepdim) return flat_index;
+  Shape ones;
+  for (std::int64_t d = 0; d < x.dim(); ++d) ones.push_back(1);
+  return flat_index.reshape(ones);
+}
+
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
   if (!dim)
-    return run({"argmax", abi::kReduce_argmax, Family::kIndex, x.reshape({-1}), {}, false, {}}).out;
+    return keep_every_dim(
+        run({"argmax", abi::kReduce_argmax, Family::kIndex, x.reshape({-1}), {}, false, {}}).out, x,
+        keepdim);
   return run({"argmax", abi::kReduce_argmax, Family::kIndex, x, {*dim}, keepdim, {}}).out;
 }
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
   if (!dim)
-    return run({"argmin", abi::kReduce_argmin, Family::kIndex, x.reshape({-1}), {}, false, {}}).out;
+    return keep_every_dim(
+        run({"argmin", abi::kReduce_argmin, Family::kIndex, x.reshape({-1}), {}, false, {}}).out, x,
+        keepdim);
   return run({"argmin", abi::kReduce_argmin, Family::kIndex, x, {*dim}, keepdim, {}}).out;
 }
 Tensor var(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
@@ -383,6 +396,11 @@ MinMax aminmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
   return {l.out, l.indices};
 }
 Tensor nansum(const Tensor& x, const DimList& dims, bool keepdim, std::optional<DType> dtype) {
+  // Of integers nansum is sum (a bool result a logical or); PyTorch's floating nansum has no
+  // bool kernel.
+  if (dtype == DType::kBool && x.defined() && is_floating(x.dtype()))
+    throw InvalidArgument("nansum", "nansum of a floating tensor cannot produce bool (PyTorch's "
+                                    "nansum has no bool kernel).");
   return run({"nansum", abi::kReduce_nansum, Family::kSumLike, x, dims, keepdim, dtype}).out;
 }
 Tensor nanmean(const Tensor& x, const DimList& dims, bool keepdim, std::optional<DType> dtype) {

@@ -67,9 +67,9 @@ struct MinMax {
 MinMax aminmax(const Tensor& x, std::optional<std::int64_t> dim = {}, bool keepdim = false);
 
 // torch.nansum / torch.nanmean: NaN elements count as zero / are left out. nansum's dtypes
-// are sum's (integers and bool give int64, or the requested dtype); nanmean takes floating
-// inputs only (a requested dtype does not lift that, as PyTorch), and a row with no
-// non-NaN element gives NaN.
+// are sum's (integers and bool give int64, or the requested dtype: bool only for integer inputs);
+// nanmean takes floating inputs only (a requested dtype does not lift that, as PyTorch),
+// and a row with no non-NaN element gives NaN.
 Tensor nansum(const Tensor& x, const DimList& dims = {}, bool keepdim = false,
               std::optional<DType> dtype = {});
 Tensor nanmean(const Tensor& x, const DimList& dims = {}, bool keepdim = false,

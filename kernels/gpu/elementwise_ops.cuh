@@ -264,7 +264,7 @@ NBX_GPU_INLINE C apply_float_op(int op, C a, C b, C c, const OpContext<C>& k) {
     case abi::kOp_fmod:
       return fmod(a, b);
     case abi::kOp_hypot:
-      return hypot(a, b);
+      return hypot_scaled(a, b);
     case abi::kOp_copysign:
       return copysign(a, b);
     case abi::kOp_logaddexp:  // PyTorch's form; equal infinities would give inf - inf

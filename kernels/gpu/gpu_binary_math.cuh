@@ -1,6 +1,6 @@
 // The forms of issue 11's binary ops that are more than one CUDA/HIP math call, in C = float
-// or double: nextafter in a 16-bit dtype's own bits, and the rounding of isclose's steps to
-// a 16-bit dtype. Semantics of backends/host/host_binary_math.cpp.
+// or double: hypot without overflow, nextafter in a 16-bit dtype's own bits, and the
+// rounding of isclose's steps to a 16-bit dtype. Semantics of backends/host/host_binary_math.cpp.
 #pragma once
 
 #include <type_traits>
@@ -57,6 +57,22 @@ NBX_GPU_INLINE bool isclose_in(C a, C b, C rtol, C atol, bool equal_nan, int dty
   const C allowed = round_to_storage<C>(atol + fabs(round_to_storage<C>(rtol * b, dtype)), dtype);
   const C actual = fabs(round_to_storage<C>(a - b, dtype));
   return isfinite(actual) && actual <= allowed;
+}
+
+// m sqrt(1 + (n/m)^2) without the division: both scaled by the same power of two (exact)
+// to put m in [1/2, 1), so the squares neither overflow nor underflow. Our own rather than
+// the math library's: CUDA 13's float64 hypot returned inf for hypot(DBL_MAX, 1) on the
+// H200 (2026-12-02), and HIP runs this same source. hypot(inf, NaN) = inf.
+template <typename C>
+NBX_GPU_INLINE C hypot_scaled(C a, C b) {
+  if (isinf(a) || isinf(b)) return C(INFINITY);
+  if (a != a || b != b) return a + b;
+  const C m = fmax(fabs(a), fabs(b)), n = fmin(fabs(a), fabs(b));
+  if (n == C(0)) return m;
+  int e;
+  frexp(m, &e);  // exact for subnormals too
+  const C x = scalbn(m, -e), y = scalbn(n, -e);
+  return scalbn(sqrt(fma(x, x, y * y)), e);
 }
 
 }  // namespace nbx::gpu

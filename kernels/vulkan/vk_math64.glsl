@@ -112,10 +112,17 @@ double nbx_tanh_d(double x) {
   return sign(x) * (e / (e + 2.0LF));
 }
 
-// e^(-x^2) with x^2 split exactly into hi + lo (fma), so the rounding of x^2 (up to 36 ulp of
-// e^-36 at x = 6) does not reach the result.
+// e^(-x^2) with x^2 split exactly into hi + lo, so the rounding of x^2 (up to 36 ulp of
+// e^-36 at x = 6) does not reach the result. Dekker's product (Veltkamp's split into 26-bit
+// halves), not fma: a GLSL fma need not round once, and llvmpipe's did not (erfc(24.76)
+// was 16 ulps off); `precise` keeps every step in the written order.
 double nbx_exp_neg_sq_d(double x) {
-  double hi = x * x, lo = fma(x, x, -hi);
+  precise double hi = x * x;
+  if (hi > 746.0LF) return 0.0LF;  // e^-746 is below the subnormals (and c below overflows)
+  precise double c = 134217729.0LF * x;  // 2^27 + 1
+  precise double xh = c - (c - x);
+  precise double xl = x - xh;
+  precise double lo = ((xh * xh - hi) + 2.0LF * xh * xl) + xl * xl;
   return nbx_exp_d(-hi) * (1.0LF - lo);
 }
 

@@ -51,10 +51,13 @@ float nbx_acos(float x) {
 }
 
 // Beyond |x| = 9, e^-|x| is below float32's precision of e^|x|: e^(|x|/2) squared, so
-// sinh/cosh near 89 (e^89 overflows, sinh(89) does not) stay finite.
+// sinh/cosh near 89 (e^89 overflows, sinh(89) does not) stay finite. `precise`: NVIDIA's
+// driver re-associated (0.5 w) w into 0.5 (w w), which overflows (H200, 2026-12-02).
 float nbx_exp_half_squared(float a) {
   float w = nbx_exp(0.5 * a);
-  return (0.5 * w) * w;
+  precise float half_w = 0.5 * w;
+  precise float v = half_w * w;
+  return v;
 }
 
 float nbx_sinh(float x) {
@@ -271,8 +274,9 @@ float nbx_lgamma(float x) {
 float nbx_deg2rad(float x) { return x * 0.0174532925199432958; }
 float nbx_rad2deg(float x) { return x * 57.2957795130823209; }
 
+// The clamp skips NaN: NVIDIA's driver turns the selects into min/max, which drop NaN.
 float nbx_logit(float x, float lo, float hi, bool clamp_x) {
-  if (clamp_x) x = x < lo ? lo : (x > hi ? hi : x);
+  if (clamp_x && !isnan(x)) x = x < lo ? lo : (x > hi ? hi : x);
   // Near 1/2 through log1p: 2x - 1 and (from 1/2) 1 - x are exact.
   if (x >= 0.25 && x <= 0.75) return nbx_log1p(nbx_div(2.0 * x - 1.0, 1.0 - x));
   return nbx_log(nbx_div(x, 1.0 - x));

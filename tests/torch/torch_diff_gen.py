@@ -37,7 +37,7 @@ class TensorIn:
         self.base, self.views = base, list(views)
 
     def build(self, device):
-        t = self.base.to(device)
+        t = self.base.to(device, copy=True)  # a fresh copy: in-place forms write into it
         for v in self.views:
             kind, args = v[0], v[1:]
             if kind == "transpose": t = t.transpose(*args)

@@ -162,7 +162,7 @@ const std::map<std::string, OpCall>& op_table() {
       {"argmax", arg_reduce(ops::argmax)},
       {"argmin", arg_reduce(ops::argmin)},
       {"var", spread(ops::var)},
-      {"std", spread(ops::stddev)},
+      {"std", spread(ops::std)},
       {"norm",
        [](A a, D) -> Outputs {
          return {ops::norm(a.t(0), a.real("p"), a.ints("dims"), a.flag("keepdim"))};
@@ -231,7 +231,7 @@ const std::map<std::string, OpCall>& op_table() {
          return {ops::linspace(a.scalar("start"), a.scalar("end"), a.integer("steps"),
                                a.dtype("dtype"), d)};
        }},
-      {"full_like", [](A a, D) -> Outputs { return {ops::fill(a.t(0), a.scalar("value"))}; }},
+      {"full_like", [](A a, D) -> Outputs { return {ops::full_like(a.t(0), a.scalar("value"))}; }},
       {"triu", [](A a, D) -> Outputs { return {ops::triu(a.t(0), a.integer("diagonal"))}; }},
       {"tril", [](A a, D) -> Outputs { return {ops::tril(a.t(0), a.integer("diagonal"))}; }},
       // ---- index reads ----
@@ -245,6 +245,89 @@ const std::map<std::string, OpCall>& op_table() {
        [](A a,
           D) -> Outputs { return {ops::embedding(a.t(0), a.t(1), a.opt_integer("padding_idx"))}; }},
       {"take", product(ops::take)},
+      // ---- issue 11: the everyday unary ops ----
+      {"log1p", unary(ops::log1p)},
+      {"expm1", unary(ops::expm1)},
+      {"log10", unary(ops::log10)},
+      {"sign", unary(ops::sign)},
+      {"sgn", unary(ops::sgn)},
+      {"signbit", unary(ops::signbit)},
+      {"asin", unary(ops::asin)},
+      {"acos", unary(ops::acos)},
+      {"atan", unary(ops::atan)},
+      {"sinh", unary(ops::sinh)},
+      {"cosh", unary(ops::cosh)},
+      {"asinh", unary(ops::asinh)},
+      {"acosh", unary(ops::acosh)},
+      {"atanh", unary(ops::atanh)},
+      {"erfc", unary(ops::erfc)},
+      {"erfinv", unary(ops::erfinv)},
+      {"lgamma", unary(ops::lgamma)},
+      {"digamma", unary(ops::digamma)},
+      {"square", unary(ops::square)},
+      {"frac", unary(ops::frac)},
+      {"deg2rad", unary(ops::deg2rad)},
+      {"rad2deg", unary(ops::rad2deg)},
+      {"logit", [](A a, D) -> Outputs { return {ops::logit(a.t(0), a.opt_real("eps"))}; }},
+      {"sinc", unary(ops::sinc)},
+      {"isposinf", unary(ops::isposinf)},
+      {"isneginf", unary(ops::isneginf)},
+      // ---- issue 11: the everyday binary ops ----
+      {"fmod", binary(ops::fmod)},
+      {"hypot", binary(ops::hypot)},
+      {"copysign", binary(ops::copysign)},
+      {"logaddexp", binary(ops::logaddexp)},
+      {"logaddexp2", binary(ops::logaddexp2)},
+      {"xlogy", binary(ops::xlogy)},
+      {"nextafter", binary(ops::nextafter)},
+      {"float_power", binary(ops::float_power)},
+      {"isclose",
+       [](A a, D) -> Outputs {
+         return {ops::isclose(a.t(0), a.t(1), a.real("rtol"), a.real("atol"), a.flag("equal_nan"))};
+       }},
+      {"allclose",
+       [](A a, D) -> Outputs {
+         const bool close =
+             ops::allclose(a.t(0), a.t(1), a.real("rtol"), a.real("atol"), a.flag("equal_nan"));
+         return {ops::full(Shape{}, close, DType::kBool)};
+       }},
+      {"clamp_min", [](A a, D) -> Outputs { return {ops::clamp_min(a.t(0), a.ts(1))}; }},
+      {"clamp_max", [](A a, D) -> Outputs { return {ops::clamp_max(a.t(0), a.ts(1))}; }},
+      // ---- issue 11: reductions and scans ----
+      {"max_all", unary(ops::max)},
+      {"min_all", unary(ops::min)},
+      {"aminmax",
+       [](A a, D) -> Outputs {
+         const auto r = ops::aminmax(a.t(0), a.opt_integer("dim"), a.flag("keepdim"));
+         return {r.min, r.max};
+       }},
+      {"nansum", reduce_typed(ops::nansum)},
+      {"nanmean", reduce_typed(ops::nanmean)},
+      {"var_mean",
+       [](A a, D) -> Outputs {
+         const auto r = ops::var_mean(a.t(0), a.ints("dims"), a.real("correction"), a.flag("keepdim"));
+         return {r.statistic, r.mean};
+       }},
+      {"std_mean",
+       [](A a, D) -> Outputs {
+         const auto r = ops::std_mean(a.t(0), a.ints("dims"), a.real("correction"), a.flag("keepdim"));
+         return {r.statistic, r.mean};
+       }},
+      {"logcumsumexp",
+       [](A a, D) -> Outputs { return {ops::logcumsumexp(a.t(0), a.integer("dim"))}; }},
+      // ---- issue 11: creation ----
+      {"zeros_like",
+       [](A a, D) -> Outputs { return {ops::zeros_like(a.t(0), a.opt_dtype("dtype"))}; }},
+      {"ones_like", [](A a, D) -> Outputs { return {ops::ones_like(a.t(0), a.opt_dtype("dtype"))}; }},
+      {"full_like_typed",
+       [](A a, D) -> Outputs {
+         return {ops::full_like(a.t(0), a.scalar("value"), a.opt_dtype("dtype"))};
+       }},
+      {"eye",
+       [](A a, D d) -> Outputs {
+         const std::int64_t n = a.integer("n");
+         return {ops::eye(n, a.opt_integer("m").value_or(n), a.dtype("dtype"), d)};
+       }},
   };
   return table;
 }

@@ -15,5 +15,7 @@ using Outputs = std::vector<Tensor>;
 using OpCall = std::function<Outputs(const CaseArgs&, const Device&)>;
 
 const std::map<std::string, OpCall>& op_table();
+// The in-place and out= forms (torch_diff_ops_inplace.cpp).
+const std::map<std::string, OpCall>& inplace_op_table();
 
 }  // namespace nbx::torch_diff

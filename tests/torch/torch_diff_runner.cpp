@@ -64,9 +64,16 @@ std::string directory_of(const std::string& path) {
 
 json device_header(const nbx::Device& d) {
   const nbx::Capabilities& c = d.capabilities();
-  return {{"device", d.str()},      {"display_name", d.display_name()},
-          {"fp64", c.fp64.value},   {"fp16", c.fp16.value},
-          {"int64", c.int64.value}, {"bf16", std::string(nbx::to_string(c.bf16.value))}};
+  json h = {{"device", d.str()},      {"display_name", d.display_name()},
+            {"fp64", c.fp64.value},   {"fp16", c.fp16.value},
+            {"int64", c.int64.value}, {"bf16", std::string(nbx::to_string(c.bf16.value))}};
+  // Whether the device may flush subnormals to zero (a Vulkan driver without DenormPreserve):
+  // the driver then also accepts PyTorch's answer for the flushed operands.
+  for (const char* key : {"float32_subnormals", "float64_subnormals"}) {
+    const auto& extra = d.properties().extra;
+    if (const auto it = extra.find(key); it != extra.end()) h[key] = it->second;
+  }
+  return h;
 }
 
 // The error's type as the driver's lists name it.
@@ -80,15 +87,16 @@ json refusal(const char* type, const E& e) {
 json run_case(const json& c, const std::vector<char>& blob, const nbx::Device& device,
               std::ofstream& bin, std::uint64_t& bin_offset) {
   const std::string op = c.at("op").get<std::string>();
-  const auto& table = td::op_table();
-  const auto entry = table.find(op);
-  if (entry == table.end()) return {{"status", "unknown-op"}};
+  const td::OpCall* call = nullptr;
+  for (const auto* table : {&td::op_table(), &td::inplace_op_table()})
+    if (const auto it = table->find(op); it != table->end()) call = &it->second;
+  if (call == nullptr) return {{"status", "unknown-op"}};
   try {
     std::vector<td::Operand> operands;
     for (const auto& spec : c.at("inputs"))
       operands.push_back(td::build_operand(spec, blob, device));
     const td::CaseArgs args(std::move(operands), c.at("attrs"));
-    const td::Outputs outs = entry->second(args, device);
+    const td::Outputs outs = (*call)(args, device);
     json described = json::array();
     std::vector<char> bytes;
     for (const nbx::Tensor& t : outs) {

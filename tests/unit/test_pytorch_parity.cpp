@@ -367,3 +367,53 @@ TEST_CASE("overlay: full without fp64 is refused as full") {
     }
   }
 }
+
+// The known differences of tests/torch fixed with PyTorch's rules (each case as PyTorch
+// 1.13/2.x answers it): a bool alpha, clamp's and addcmul's overflowing scalars, argmax
+// without a dim keeping every dim, addr of bool tensors, integer arange's count, nansum's
+// bool, masked_fill's value on a device.
+TEST_CASE("the tests/torch known differences answer as PyTorch") {
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const Tensor f = on(F{1, 2, 3}, {3}, d);
+    const Tensor b = on(B{true, false, true}, {3}, d);
+    check_invalid([&] { ops::add(f, f, true); }, "add", "bool alpha");
+    check_invalid([&] { ops::sub(f, 1, true); }, "sub", "bool alpha");
+    CHECK(ops::add(b, b, true).to_host<bool>() == B{true, false, true});
+
+    const Tensor i8 = on(I8{-100, 0, 100}, {3}, d);
+    check_invalid([&] { ops::clamp(i8, Scalar(-200), std::nullopt); }, "clamp", "overflow");
+    check_invalid([&] { ops::clamp_max(i8, Scalar(300)); }, "clamp_max", "overflow");
+    CHECK(ops::clamp(i8, Scalar(-50), Scalar(50)).to_host<std::int8_t>() == I8{-50, 0, 50});
+    const Tensor u8 = on(U8{1, 2, 3}, {3}, d);
+    check_invalid([&] { ops::addcmul(u8, u8, u8, -0.25); }, "addcmul", "overflow");
+    CHECK(ops::addcmul(u8, u8, u8, 2).to_host<std::uint8_t>() == U8{3, 10, 21});
+
+    const Tensor m = on(F{3, 9, 1, 4, 9, 2}, {2, 3}, d);
+    const Tensor am = ops::argmax(m, std::nullopt, true);
+    CHECK(am.shape() == Shape{1, 1});
+    CHECK(am.to_host<std::int64_t>() == I64{1});
+    CHECK(ops::argmin(m, std::nullopt, true).shape() == Shape{1, 1});
+    CHECK(ops::argmax(m).shape() == Shape{});
+
+    // (beta && input) || (alpha && v1 ⊗ v2)
+    const Tensor in = on(B{false, true, false, false}, {2, 2}, d);
+    const Tensor v1 = on(B{true, false}, {2}, d), v2 = on(B{false, true}, {2}, d);
+    CHECK(ops::addr(in, v1, v2).to_host<bool>() == B{false, true, false, false});
+    CHECK(ops::addr(in, v1, v1).to_host<bool>() == B{true, true, false, false});
+    CHECK(ops::addr(in, v1, v1, 0).to_host<bool>() == B{true, false, false, false});
+    CHECK(ops::addr(in, v1, v1, 1, 0).to_host<bool>() == B{false, true, false, false});
+
+    // int16: ceil((35.72 - 6.82) / 1.7) = 17 values of 6 + 1 i; int64: from 6 to 35 by 1.
+    const Tensor r16 = ops::arange(6.82, 35.72, 1.7, DType::kInt16, d);
+    CHECK(r16.shape() == Shape{17});
+    CHECK(r16.to_host<std::int16_t>()[16] == 22);
+    CHECK(ops::arange(6.82, 35.72, 1.7, DType::kInt64, d).shape() == Shape{29});
+
+    check_invalid([&] { ops::nansum(f, {}, false, DType::kBool); }, "nansum", "bool");
+    CHECK(ops::nansum(on(I64{0, 2}, {2}, d), {}, false, DType::kBool).to_host<bool>() == B{true});
+
+    const Tensor big = Tensor::from_host(std::vector<double>{7e38}, {}, d);
+    check_invalid([&] { ops::masked_fill(u8, b, big); }, "masked_fill", "overflow");
+  }
+}
