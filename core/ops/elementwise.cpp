@@ -21,6 +21,11 @@ using detail::LaunchInput;
 using detail::OpRule;
 using detail::ResultKind;
 
+// A tensor as type promotion sees it: a 0-d tensor is weaker than a dimensioned one.
+PromotionOperand tensor_operand(const Tensor& t) {
+  return {t.dtype(), t.dim() ? OperandKind::kTensor : OperandKind::kZeroDimTensor};
+}
+
 std::string dtype_str(DType t) {
   return std::string(dtype_name(t));
 }
@@ -146,8 +151,7 @@ Tensor run(const OpCall& call, std::string_view name_override = {}) {
     }
     if (k < first) continue;
     if (o.is_tensor() && !is_host_scalar_tensor(o, device))
-      promo.push_back({o.tensor().dtype(),
-                       o.tensor().dim() == 0 ? OperandKind::kZeroDimTensor : OperandKind::kTensor});
+      promo.push_back(tensor_operand(o.tensor()));
     else if (o.is_tensor())
       promo.push_back({o.tensor().dtype(), OperandKind::kZeroDimTensor});
     else
@@ -446,10 +450,6 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const TensorOrScalar& va
 }
 
 namespace {
-// A tensor as type promotion sees it: a 0-d tensor is weaker than a dimensioned one.
-PromotionOperand tensor_operand(const Tensor& t) {
-  return {t.dtype(), t.dim() ? OperandKind::kTensor : OperandKind::kZeroDimTensor};
-}
 
 // clamp, clamp_min and clamp_max: one body, its errors named after the op called.
 Tensor clamp_named(std::string_view name, const Tensor& x, const std::optional<TensorOrScalar>& min,

@@ -26,7 +26,7 @@ except ImportError as e:  # CI installs python3-torch; anywhere else this is a s
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_diff_compare import Ctx, first_difference  # noqa: E402
-from torch_diff_gen import DTYPES, NAMES, Gen, TensorIn, write_manifest  # noqa: E402
+from torch_diff_gen import DTYPES, NAMES, Gen, TensorIn, plain, write_manifest  # noqa: E402
 from torch_diff_lists import (DELIBERATE_DIFFERENCES, DOCUMENTED_REFUSALS,  # noqa: E402
                               KNOWN_DIFFERENCES, WIDENINGS)
 from torch_diff_ops import OPS  # noqa: E402
@@ -133,7 +133,7 @@ def torch_answer(case, call, device, may_upcast=True):
       sums float16 means in float16);
     - an op missing for a dtype or device in this PyTorch ("not implemented for 'Half'" on
       1.13's CPU, integer matmul on CUDA): on the CPU, half types through float32."""
-    attrs = {k: (v.value if hasattr(v, "value") else v) for k, v in case["attrs"].items()}
+    attrs = plain(case["attrs"])
 
     # A requested half dtype (sum(x, dtype=float16)) is the cast, then float32.
     half_attr = DTYPES.get(attrs.get("dtype") or "") if case["inputs"] else None
@@ -184,7 +184,7 @@ def describe_case(case):
             view = "".join(f"/{w[0]}" for w in v.views)
             parts.append(f"{v.dtype}{list(v.build('cpu').shape)}{view}")
         else: parts.append(repr(v))
-    attrs = {k: (v.value if hasattr(v, "value") else v) for k, v in case["attrs"].items()}
+    attrs = plain(case["attrs"])
     return f"{case['name']}({', '.join(parts)}{', ' if attrs and parts else ''}" + \
         ", ".join(f"{k}={v!r}" for k, v in attrs.items()) + ")"
 

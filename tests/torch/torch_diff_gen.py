@@ -30,6 +30,11 @@ class S:
         self.value = value
 
 
+def plain(attrs):
+    """The attrs with each S as its value (what PyTorch's calls and the reports take)."""
+    return {k: v.value if isinstance(v, S) else v for k, v in attrs.items()}
+
+
 class TensorIn:
     """An operand: a contiguous base tensor and the views that make it what the op reads."""
 

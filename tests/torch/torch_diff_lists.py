@@ -86,7 +86,3 @@ def has_infinity(case):
     return any(isinstance(v, TensorIn) and v.base.is_floating_point() and
                bool(v.base.isinf().any()) for v in case["inputs"])
 
-
-def attr(case, name):
-    v = case["attrs"].get(name)
-    return v.value if hasattr(v, "value") else v

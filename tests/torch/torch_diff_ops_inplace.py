@@ -10,7 +10,7 @@ has the result's dtype or another one (cast, or refused as PyTorch refuses).
 import torch
 
 from torch_diff_compare import Tol
-from torch_diff_gen import ALL, FLOATS, NAMES, NUMERIC, S, TensorIn
+from torch_diff_gen import ALL, FLOATS, NAMES, NUMERIC, S, TensorIn, plain
 from torch_diff_ops import SUM, dims_or_none, dt, gen_matmul, op, reduce_gen, wrapped
 
 T1, T2 = Tol(1), Tol(2)
@@ -66,7 +66,7 @@ def with_out(gen, call):
     def out_gen(g):
         x, a = gen(g)
         built = [v.build("cpu") if hasattr(v, "build") else v for v in x]
-        values = {k: v.value if isinstance(v, S) else v for k, v in a.items()}
+        values = plain(a)
         shape, dtype = [2], torch.float32  # PyTorch refuses the case itself: any out
         halves = [v.dtype for v in built if isinstance(v, torch.Tensor) and v.dtype in HALVES]
         for upcast in (False, True):  # 1.13's CPU lacks many half kernels
