@@ -189,8 +189,8 @@ ElementPlan plan_arange(Scalar start, Scalar end, Scalar step, DType dtype,
   // ceil(28.9 / 1.7) = 17 elements of 6 + 1 i); -0 when the bounds truncate past each other.
   const bool count_truncated =
       dtype == DType::kInt64 || (!start.is_floating() && !end.is_floating() && !step.is_floating());
-  const double nd = count_truncated ? static_cast<double>(span / di)
-                                    : std::max(0.0, std::ceil((e - s) / d));
+  const double nd =
+      count_truncated ? static_cast<double>(span / di) : std::max(0.0, std::ceil((e - s) / d));
   if (!(nd < 9.2e18))
     throw InvalidArgument("arange",
                           "arange: the range has more than 2^63 elements (invalid size, "

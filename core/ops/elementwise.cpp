@@ -218,7 +218,8 @@ std::array<abi::ScalarValue, 3> alpha_attrs(const char* op, const TensorOrScalar
     return o.is_tensor() ? !is_floating(o.tensor().dtype()) : !o.scalar().is_floating();
   };
   const auto is_bool = [](const TensorOrScalar& o) {
-    return o.is_tensor() ? o.tensor().dtype() == DType::kBool : o.scalar().kind() == Scalar::Kind::kBool;
+    return o.is_tensor() ? o.tensor().dtype() == DType::kBool
+                         : o.scalar().kind() == Scalar::Kind::kBool;
   };
   if (alpha.is_floating() && is_int(a) && is_int(b))
     throw InvalidArgument(op, std::string(op) +

@@ -330,13 +330,14 @@ Tensor bool_addr(const Tensor* out, const Tensor& input, const Tensor& vec1, con
   const Shape shape{vec1.shape()[0], vec2.shape()[0]};
   if (!(broadcast_shapes(input.shape(), shape, "addr") == shape))
     throw InvalidArgument("addr", "addr: the input of shape " + to_string(input.shape()) +
-                                      " must broadcast to the outer product's " +
-                                      to_string(shape) + ".");
+                                      " must broadcast to the outer product's " + to_string(shape) +
+                                      ".");
   const Tensor none = ops::full(shape, false, DType::kBool, vec1.device());
   const Tensor outer = alpha != 0 ? ops::logical_and(vec1.unsqueeze(1), vec2.unsqueeze(0)) : none;
   const Tensor r = ops::logical_or(beta != 0 ? input.expand(shape) : none, outer);
   if (!out) return r;
-  detail::check_destination("addr_out", *out, shape, DType::kBool, vec1.device(), /*exact_dtype=*/true);
+  detail::check_destination("addr_out", *out, shape, DType::kBool, vec1.device(),
+                            /*exact_dtype=*/true);
   detail::copy_into("addr_out", *out, r);
   return *out;
 }

@@ -399,8 +399,9 @@ Tensor nansum(const Tensor& x, const DimList& dims, bool keepdim, std::optional<
   // Of integers nansum is sum (a bool result a logical or); PyTorch's floating nansum has no
   // bool kernel.
   if (dtype == DType::kBool && x.defined() && is_floating(x.dtype()))
-    throw InvalidArgument("nansum", "nansum of a floating tensor cannot produce bool (PyTorch's "
-                                    "nansum has no bool kernel).");
+    throw InvalidArgument("nansum",
+                          "nansum of a floating tensor cannot produce bool (PyTorch's "
+                          "nansum has no bool kernel).");
   return run({"nansum", abi::kReduce_nansum, Family::kSumLike, x, dims, keepdim, dtype}).out;
 }
 Tensor nanmean(const Tensor& x, const DimList& dims, bool keepdim, std::optional<DType> dtype) {

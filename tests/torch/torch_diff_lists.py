@@ -50,7 +50,8 @@ KNOWN_DIFFERENCES = [
     ("linear", ("cuda:0",), lambda c: c["inputs"][1].base.dim() == 1 and
      c["inputs"][0].dtype == "bfloat16",
      "bfloat16 linear with a 1-d weight and a 0-d bias on cuda:0 is 4 ulps off (8.0 for "
-     "7.875, H200 2026-12-02): an intermediate rounded to bfloat16 somewhere on that path"),
+     "7.875, H200 2026-12-02): the product (43.63) is rounded to bfloat16 (43.75) before the "
+     "bias (-35.75) is added, on the cuBLASLt path (the addend laid into D and read as C)"),
 ]
 
 # ---- deliberate differences: PyTorch's answer is an artefact nbx does not copy ----
