@@ -29,6 +29,7 @@
 #include "bench/bench_matmul.hpp"
 #include "bench/bench_rowops.hpp"
 #include "bench/bench_scan.hpp"
+#include "bench/bench_sort.hpp"
 #include "core/capability_resolver.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
@@ -82,8 +83,11 @@ int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool qu
               const std::string& json_path) {
   nbx::bench::RowOpsOptions o;
   if (quick) o.rows = 1024, o.cols = 1024, o.vocab_rows = 16, o.vocab = 128256;
-  auto results = nbx::bench::with_index_cases(
-      nbx::bench::with_scan_cases(nbx::bench::run_rowops_suite(device, o, timer), device, o, timer),
+  auto results = nbx::bench::with_sort_cases(
+      nbx::bench::with_index_cases(
+          nbx::bench::with_scan_cases(nbx::bench::run_rowops_suite(device, o, timer), device, o,
+                                      timer),
+          device, o, timer),
       device, o, timer);
   // CUDA/HIP: the same suite on the general kernels (NBX_GPU_ROWS=general; the default takes
   // the contiguous-row kernels), named "<case>[general]": what the row kernels are worth.

@@ -106,6 +106,18 @@ def main():
                lambda: torch.gather(x, 1, idx))
     del x, idx
 
+    # Sorts (bench/bench_sort.hpp): keys read once, values and int64 indices written once.
+    def sort_case(name, x, out_elements, fn):
+        index_case(name, "x".join(map(str, x.shape)), x.numel() * 4 + out_elements * 12, fn)
+
+    x = random_nonzero((1, rows * cols // 2), torch.float32, 31)
+    sort_case("sort_long_f32", x, x.numel(), lambda: torch.sort(x, -1))
+    x = random_nonzero((rows, cols), torch.float32, 32)
+    sort_case("sort_rows_f32", x, x.numel(), lambda: torch.sort(x, -1))
+    x = random_nonzero((vrows, vocab), torch.float32, 33)
+    sort_case("topk50_vocab_f32", x, vrows * 50, lambda: torch.topk(x, 50, -1))
+    del x
+
     for r in results:
         print(f"{r['name']:36s}{r['shape']:16s}{r['median_ms']:10.3f}{r['gbps']:10.0f}")
     if args.json:

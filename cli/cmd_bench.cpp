@@ -12,6 +12,7 @@
 #include "bench/bench_matmul.hpp"
 #include "bench/bench_rowops.hpp"
 #include "bench/bench_scan.hpp"
+#include "bench/bench_sort.hpp"
 #include "cli/cli_main_commands.hpp"
 #include "core/device.hpp"
 
@@ -35,8 +36,10 @@ void run_wave1(const Device& device, const BenchOptions& o) {
   bench::RowOpsOptions options;
   if (o.quick) options.rows = 1024, options.cols = 1024, options.vocab_rows = 16, options.runs = 5;
   std::cout << "bench wave1 on " << device.display_name() << " (timer: " << timer->name() << ")\n";
-  const auto results = bench::with_scan_cases(bench::run_rowops_suite(device, options, *timer),
-                                              device, options, *timer);
+  const auto results = bench::with_sort_cases(
+      bench::with_scan_cases(bench::run_rowops_suite(device, options, *timer), device, options,
+                             *timer),
+      device, options, *timer);
   for (const bench::BenchResult& r : results) {
     char line[160];
     std::snprintf(line, sizeof line, "  %-28s %-14s %9.3f ms %9.1f GB/s\n", r.name.c_str(),

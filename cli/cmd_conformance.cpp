@@ -9,6 +9,7 @@
 #include "cli/cli_main_commands.hpp"
 #include "core/errors.hpp"
 #include "tests/conformance/conformance.hpp"
+#include "tests/conformance/conformance_families.hpp"
 
 namespace nbx::cli {
 namespace {
@@ -73,18 +74,21 @@ void register_conformance_command(CLI::App& app) {
   std::string op_list;
   for (const std::string& n : conformance::suite_op_names())
     op_list += (op_list.empty() ? "" : ", ") + n;
+  std::string family_list;
+  for (const std::string& f : conformance::family_names())
+    family_list += (family_list.empty() ? "" : ", ") + f;
   auto* cmd = app.add_subcommand(
       "conformance",
       "Run every op x dtype (elementwise, cast between every dtype pair, reductions, scans, "
-      "softmax, norms, matmul, creation, index reads) on every device found and compare with the "
+      "softmax, norms, matmul, creation, index reads, sorts) on every device found and compare "
+      "with the "
       "host reference. Cells: . pass, F FAIL, r refused by name, "
       "- n/a. Exit status 1 on any FAIL, 77 when the requested backend/device is absent.");
   cmd->add_option("--backend", args->backend,
                   "Only this backend's devices (host, cuda, hip, vulkan).");
   cmd->add_option("--device", args->device, "Only this device, e.g. vulkan:0.");
   cmd->add_option("--families", args->families,
-                  "Only these families (comma-separated; default all): elementwise, reduce, scan, "
-                  "softmax, norm, linalg, creation, gather.")
+                  "Only these families (comma-separated; default all): " + family_list + ".")
       ->delimiter(',');
   cmd->add_option("--ops", args->ops, "Only these ops (comma-separated): " + op_list + ".")
       ->delimiter(',');

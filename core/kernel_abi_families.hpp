@@ -239,6 +239,70 @@ struct GatherParams {
   std::int64_t index_positions[kMaxDims];  // row-major strides of the index's own shape
 };
 
+// ---- "sort": every row sorted, stably, by an order-preserving transform of its keys ----
+// A row is the elements along the sorted dim. Each key becomes an unsigned integer of
+// `key_bits` bits whose order is the value order PyTorch sorts by: integers by their value,
+// floats by their value with -0 equal to +0 and every NaN equal to every other and above
+// +inf (NaN last ascending, first descending); `descending` inverts the key. Ties keep their
+// input order (the row position is the second key), so every backend gives the same indices.
+// The sorted values are the input's elements copied bit for bit (NaN payloads survive).
+enum SortOp : std::int32_t { kSort_sort = 0 };
+enum SortVariant : std::int32_t {
+  kSortRows = 0,   // a row per `segment`-element slice of a shared-memory tile of `tile`
+                   // elements: a bitonic network over (key, position), tile / segment rows a block
+  kSortRadix = 1,  // rows of any length: least-significant-digit radix passes of
+                   // kSortRadixBits bits over a workspace (histograms per tile, a scan per
+                   // row, a stable scatter), then the values and indices written out
+};
+// The rows variant's largest tile: a power of two whose keys and positions fit the shared
+// memory of every target without opting in (4096 × (8 + 4) bytes = 48 KB).
+inline constexpr std::int64_t kSortRowsTileMax = 4096;
+// The radix variant: 4-bit digits, tiles of kSortRadixTile elements (a block of 256 threads
+// × 8 consecutive elements each).
+inline constexpr int kSortRadixBits = 4;
+inline constexpr int kSortRadixBuckets = 1 << kSortRadixBits;
+inline constexpr std::int64_t kSortRadixTile = 2048;
+// Keys of 8/16/32-bit dtypes take one 32-bit word, of 64-bit dtypes two.
+constexpr std::int64_t sort_key_words(std::int32_t key_bits) {
+  return key_bits > 32 ? 2 : 1;
+}
+// The radix variant's workspace, in 32-bit words, laid out in this order: keys A and keys B
+// (rows × row_len × key words each), positions A and positions B (rows × row_len each), the
+// digit counts (rows × kSortRadixBuckets × tiles per row).
+constexpr std::int64_t sort_radix_tiles(std::int64_t row_len) {
+  return (row_len + kSortRadixTile - 1) / kSortRadixTile;
+}
+constexpr std::int64_t sort_workspace_words(std::int64_t rows, std::int64_t row_len,
+                                            std::int32_t key_bits) {
+  const std::int64_t n = rows * row_len;
+  return 2 * n * sort_key_words(key_bits) + 2 * n +
+         rows * kSortRadixBuckets * sort_radix_tiles(row_len);
+}
+// Buffers: [0] values (the input's dtype), [1] indices (int64), [2] the input, [3] the
+// workspace (kSortRadix; empty for kSortRows).
+struct SortParams {
+  std::int32_t op;  // SortOp
+  std::int32_t dtype;
+  std::int32_t descending;
+  std::int32_t variant;   // SortVariant
+  std::int32_t key_bits;  // 8 × the dtype's size
+  std::int32_t outer_ndim;
+  std::int64_t segment;  // kSortRows: the power of two >= row_len a row is sorted in
+  std::int64_t tile;     // kSortRows: a power-of-two multiple of segment, <= kSortRowsTileMax
+  std::int64_t rows;
+  std::int64_t row_len;  // below 2^31 (positions are 32-bit)
+  std::int64_t outer_sizes[kMaxDims];
+  std::int64_t in_offset;
+  std::int64_t in_outer_strides[kMaxDims];
+  std::int64_t in_row_stride;
+  std::int64_t values_offset;
+  std::int64_t values_outer_strides[kMaxDims];
+  std::int64_t values_row_stride;
+  std::int64_t indices_offset;
+  std::int64_t indices_outer_strides[kMaxDims];
+  std::int64_t indices_row_stride;
+};
+
 // ---- "timestamp" (diagnostic): the device clock into a uint64 slot ----
 // Buffers: [0] a uint64 array. Written once every command issued before it has finished;
 // ticks, converted by DeviceProperties::extra["timestamp_period_ns"]. Vulkan only.

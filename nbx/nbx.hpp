@@ -12,5 +12,7 @@
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
 #include "core/ops/scan.hpp"
+#include "core/ops/shape.hpp"
 #include "core/ops/softmax.hpp"
+#include "core/ops/sort.hpp"
 #include "core/tensor.hpp"

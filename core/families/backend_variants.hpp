@@ -58,6 +58,8 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
                  ? bit(abi::kMatmulTiled) | bit(abi::kMatmulCoopMatrix)
              : backend == BackendKind::kUnknown ? 0
                                                 : bit(abi::kMatmulTiled);
+    case KernelFamily::kSort:
+      return backend == BackendKind::kUnknown ? 0 : bit(abi::kSortRows) | bit(abi::kSortRadix);
     case KernelFamily::kTimestamp:
     case KernelFamily::kCopyProbe:
       return backend == BackendKind::kVulkan ? bit(0) : 0;

@@ -14,7 +14,10 @@ void explain_scan(const OpEntry& entry, const ExplainCall& call, OpExplanation& 
 void explain_softmax(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_norm(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_gather(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+void explain_sort(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_matmul(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+// The shape ops (op_catalog_shape.cpp): compositions of views, copies and index_select.
+void add_shape_ops(std::vector<OpEntry>& ops);
 // Adds the "variant" choice of a family with one variant (elementwise, scan, fill).
 void name_single_variant(OpExplanation& out);
 

@@ -343,6 +343,43 @@ std::span<const ProductForm> product_forms() {
   return kForms;
 }
 
+namespace {
+
+// The product's column count n for the forms that add an input (-1 for the others and for a
+// linear without bias).
+std::int64_t addend_columns(const std::string& op, std::span<const Shape> shapes) {
+  if (op == "addmv") return 1;
+  if (op == "addmm") return shapes[2][1];
+  if (op == "baddbmm") return shapes[2][2];
+  if (op == "addr") return shapes[2][0];
+  if (op == "linear" && shapes.size() == 3) return shapes[1].size() == 1 ? 1 : shapes[1][0];
+  return -1;
+}
+
+// cuBLASLt's matrix-vector path (n = 1) rounds the product to a 16-bit output dtype before it
+// adds C: bfloat16 linear(x, w[k], b) gave 8.0 for 43.63 - 35.75 = 7.875 on the H200
+// (2026-12-02, cuBLASLt of CUDA 13.0; NBX_MATMUL=tiled gave 7.875, as PyTorch). Such products
+// take the tiled kernel, which adds the addend in float32 and rounds once.
+void avoid_blas_vector_addend(MatmulPlan& plan, const std::string& op,
+                              std::span<const Shape> shapes) {
+  const bool half_out = plan.out_dtype == DType::kFloat16 || plan.out_dtype == DType::kBFloat16;
+  if (plan.variant != abi::kMatmulVendorBlas || !half_out ||
+      matmul_variant_request() == MatmulRequest::kBlas)
+    return;
+  if (addend_columns(op, shapes) != 1) return;
+  plan.variant = abi::kMatmulTiled;
+  for (PlanChoice& c : plan.choices)
+    if (c.what == "variant")
+      c = {"variant", ::nbx::variant_name(KernelFamily::kMatmul, abi::kMatmulTiled), "", "",
+           "A 16-bit product of one column with an addend: cuBLASLt's matrix-vector path rounds "
+           "the product to " +
+               dtype_str(plan.out_dtype) +
+               " before adding the input (seen on the H200); the tiled kernel adds in float32 "
+               "and rounds once."};
+}
+
+}  // namespace
+
 ProductPlan plan_product(std::string_view op, std::span<const DType> dtypes,
                          std::span<const Shape> shapes, const PlanTarget& target) {
   const std::string name(op);
@@ -370,6 +407,7 @@ ProductPlan plan_product(std::string_view op, std::span<const DType> dtypes,
     throw InvalidArgument(name, name + " is not defined for bool tensors.");
   detail::require_dtype_support(name, dtypes[0], target.caps, target.device_id, target.device_name);
   plan.matmul = plan_matmul(dtypes[0], target.caps, name, target.device);
+  avoid_blas_vector_addend(plan.matmul, name, shapes);
   detail::require_dtype_support(name, plan.matmul.out_dtype, target.caps, target.device_id,
                                 target.device_name);
   return plan;

@@ -90,6 +90,14 @@ const char* op_name(abi::GatherOp op) {
   return nullptr;
 }
 
+const char* op_name(abi::SortOp op) {
+  switch (op) {
+    case abi::kSort_sort:
+      return "sort";
+  }
+  return nullptr;
+}
+
 // Op codes are small and dense; past this no enum of kernel_abi_families.hpp reaches.
 constexpr int kMaxEnumCode = 64;
 
@@ -316,6 +324,19 @@ void add_products(std::vector<OpEntry>& ops) {
   }
 }
 
+// The sort family's op and the ops composed on it (one launch each, then views or gathers).
+void add_sort_ops(std::vector<OpEntry>& ops, const OpEntry& rows) {
+  OpEntry e = rows;
+  e.operand_names = "x (sorted along the last dim)";
+  add_enum_family<abi::SortOp>(ops, "sort", detail::explain_sort, e);
+  for (const char* name :
+       {"argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile"}) {
+    OpEntry c = ops.back();
+    c.name = name;
+    ops.push_back(std::move(c));
+  }
+}
+
 std::vector<OpEntry> build_catalog() {
   std::vector<OpEntry> ops;
   add_elementwise(ops);
@@ -359,7 +380,9 @@ std::vector<OpEntry> build_catalog() {
   add_enum_family<abi::GatherOp>(ops, "gather", detail::explain_gather, reads);
   for (OpEntry& e : ops)
     if (e.code == abi::kGather_index_select && e.family == "gather") e.example_shapes[1] = {256};
+  add_sort_ops(ops, rows);
   add_products(ops);
+  detail::add_shape_ops(ops);
   std::sort(ops.begin(), ops.end(),
             [](const OpEntry& a, const OpEntry& b) { return a.name < b.name; });
   return ops;

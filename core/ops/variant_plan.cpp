@@ -171,4 +171,51 @@ int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
   return v;
 }
 
+int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
+                      std::vector<PlanChoice>& choices) {
+  p.key_bits = 8 * std::int32_t(dtype_size(DType(p.dtype)));
+  const std::int64_t pair_bytes = 4 * abi::sort_key_words(p.key_bits) + 4;
+  const Capability<std::int64_t>& shared = target.caps.shared_memory_per_block;
+  std::int64_t cap = abi::kSortRowsTileMax;
+  while (cap > 1 && cap * pair_bytes > shared.value) cap /= 2;
+  p.segment = 1;
+  while (p.segment < p.row_len) p.segment *= 2;
+  // Short rows share a tile (tile / segment rows a block); no tile larger than all the rows.
+  std::int64_t tile = std::max<std::int64_t>(p.segment, std::min<std::int64_t>(cap, 1024));
+  while (tile > p.segment && tile / 2 >= p.rows * p.segment) tile /= 2;
+  p.tile = tile;
+  const bool fits = p.row_len <= cap;
+  const std::string cap_text =
+      std::to_string(cap) + " (" + std::to_string(pair_bytes) + "-byte key and position pairs in " +
+      std::to_string(shared.value) + " bytes of shared memory" +
+      (cap < abi::kSortRowsTileMax
+           ? ", clamped below the variant's " + std::to_string(abi::kSortRowsTileMax)
+           : "") +
+      ")";
+  std::vector<int> candidates;
+  if (fits)
+    candidates = {abi::kSortRows, abi::kSortRadix};
+  else
+    candidates = {abi::kSortRadix};
+  const int v = choose_variant(p, candidates, target, choices);
+  if (v == abi::kSortRows)
+    choices.push_back(
+        {"tile",
+         std::to_string(p.tile) + " elements, rows in segments of " + std::to_string(p.segment),
+         "shared_memory.per_block", shared.source,
+         "a row fits the largest tile, " + cap_text +
+             ": a bitonic network over (key, position) in shared memory."});
+  else
+    choices.push_back(
+        {"passes",
+         std::to_string(p.key_bits / abi::kSortRadixBits) + " digits of " +
+             std::to_string(abi::kSortRadixBits) + " bits",
+         fits ? "" : "shared_memory.per_block", fits ? "" : shared.source,
+         "rows of " + std::to_string(p.row_len) + " elements exceed the tile of " + cap_text +
+             ": least-significant-digit radix passes over a workspace of " +
+             std::to_string(4 * abi::sort_workspace_words(p.rows, p.row_len, p.key_bits)) +
+             " bytes."});
+  return v;
+}
+
 }  // namespace nbx::ops

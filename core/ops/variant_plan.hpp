@@ -52,4 +52,12 @@ int elementwise_variant_for(const BackendDevice& device, std::int64_t numel);
 int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices);
 
+// ---- Sort layout (abi::SortVariant) ----
+// key_bits from the dtype; the rows variant where a row fits the largest power-of-two tile
+// whose keys and positions fit the device's shared memory (capped at abi::kSortRowsTileMax),
+// with its segment (the row's power of two) and tile; the radix variant for longer rows.
+// `p` has dtype, rows and row_len set.
+int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
+                      std::vector<PlanChoice>& choices);
+
 }  // namespace nbx::ops

@@ -28,27 +28,6 @@ using Op = std::function<Tensor(std::span<const Tensor>)>;
 const View kNone = {};
 const View kTranspose01 = [](const Tensor& t) { return t.transpose(0, 1); };
 
-DType bits_dtype(DType t) {
-  switch (dtype_size(t)) {
-    case 1:
-      return DType::kUInt8;
-    case 2:
-      return DType::kInt16;
-    case 4:
-      return DType::kInt32;
-    default:
-      return DType::kInt64;
-  }
-}
-
-// The elements' bits, row-major, as a host tensor of the integer type of their size.
-Tensor bits_of(const Tensor& t) {
-  if (t.numel() == 0) return Tensor::empty(t.shape(), bits_dtype(t.dtype()));
-  std::vector<std::byte> b(static_cast<std::size_t>(t.numel()) * t.itemsize());
-  t.contiguous().copy_to_host(b.data());
-  return Tensor::from_host(b.data(), t.shape(), bits_dtype(t.dtype()));
-}
-
 // A negative subnormal and a quiet NaN with a payload, per floating dtype: patterns only a
 // bit-for-bit copy keeps (draw_values draws no subnormals).
 void plant_bit_patterns(Rng& rng, DType t, std::vector<std::byte>& b, bool payloads) {

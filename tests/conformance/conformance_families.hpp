@@ -49,7 +49,7 @@ struct FamilyCase {
 struct FamilySpec {
   std::string_view name;    // "sum", "norm_p2", "layer_norm", …
   std::string_view family;  // "reduce", "scan", "softmax", "norm", "linalg", "creation",
-                            // "gather"
+                            // "gather", "shape"
   bool exact;               // float results exact by definition (selections, triangles)
   std::vector<FamilyCase> (*cases)(DType dtype, Rng& rng, const Device& device);
 };
@@ -67,6 +67,8 @@ std::span<const FamilySpec> scan_specs();
 std::span<const FamilySpec> softmax_norm_specs();
 std::span<const FamilySpec> linalg_creation_specs();
 std::span<const FamilySpec> gather_specs();
+std::span<const FamilySpec> shape_specs();  // conformance_cases_shape.cpp
+std::span<const FamilySpec> sort_specs();
 
 // Seeded values on the host, contiguous: floats of magnitude 2^-6 … 2 with random signs
 // (bounded, so sums cannot overflow in one order and not in another), integers in
@@ -96,6 +98,12 @@ void add_operand(FamilyCase& c, const Tensor& host, const Device& device,
 // Marks `c` large and defers its operands: `operands` runs when the case does, with a
 // generator forked from `rng` now, so the values are the same with and without --quick.
 void defer_operands(FamilyCase& c, Rng& rng, std::function<void(FamilyCase&, Rng&)> operands);
+
+// The elements' bits, row-major, as a host tensor of the integer type of their size: results
+// that copy elements (gather, sort) are compared as bits too (compare_buffers holds -0 equal
+// to +0 and any NaN equal to any NaN).
+DType bits_dtype(DType t);
+Tensor bits_of(const Tensor& t);
 
 // One cell of a family op on `dut` (conformance_family_runner.cpp).
 CellResult run_family_cell(const Device& dut, const FamilySpec& spec, DType dtype,

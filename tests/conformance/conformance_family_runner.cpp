@@ -238,6 +238,26 @@ Tensor tensor_of(const std::vector<double>& values, const Shape& shape, DType dt
   return Tensor::from_host(values, shape, host_device()).to(dtype);
 }
 
+DType bits_dtype(DType t) {
+  switch (dtype_size(t)) {
+    case 1:
+      return DType::kUInt8;
+    case 2:
+      return DType::kInt16;
+    case 4:
+      return DType::kInt32;
+    default:
+      return DType::kInt64;
+  }
+}
+
+Tensor bits_of(const Tensor& t) {
+  if (t.numel() == 0) return Tensor::empty(t.shape(), bits_dtype(t.dtype()));
+  std::vector<std::byte> b(static_cast<std::size_t>(t.numel()) * t.itemsize());
+  t.contiguous().copy_to_host(b.data());
+  return Tensor::from_host(b.data(), t.shape(), bits_dtype(t.dtype()));
+}
+
 void defer_operands(FamilyCase& c, Rng& rng, std::function<void(FamilyCase&, Rng&)> operands) {
   c.large = true;
   c.build = [fork = Rng(rng.next()), operands = std::move(operands)](FamilyCase& self) mutable {
@@ -261,7 +281,7 @@ std::span<const FamilySpec> family_specs() {
   static const std::vector<FamilySpec> all = [] {
     std::vector<FamilySpec> v;
     for (auto part : {reduce_specs(), scan_specs(), softmax_norm_specs(), linalg_creation_specs(),
-                      gather_specs()})
+                      gather_specs(), sort_specs(), shape_specs()})
       v.insert(v.end(), part.begin(), part.end());
     return v;
   }();

@@ -161,11 +161,12 @@ CellResult run_cell(const Device& dut, const Cell& cell, std::uint64_t seed, boo
 std::vector<std::string> ops_of_families(const std::vector<std::string>& families) {
   const std::vector<std::string> known = family_names();
   for (const std::string& f : families)
-    if (std::find(known.begin(), known.end(), f) == known.end())
-      throw InvalidArgument("conformance",
-                            "conformance: '" + f +
-                                "' is not a family of the suite (elementwise, "
-                                "reduce, scan, softmax, norm, linalg, creation, gather).");
+    if (std::find(known.begin(), known.end(), f) == known.end()) {
+      std::string names;
+      for (const std::string& k : known) names += (names.empty() ? "" : ", ") + k;
+      throw InvalidArgument(
+          "conformance", "conformance: '" + f + "' is not a family of the suite (" + names + ").");
+    }
   auto wanted = [&](std::string_view f) {
     return families.empty() || std::find(families.begin(), families.end(), f) != families.end();
   };

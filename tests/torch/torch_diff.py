@@ -31,6 +31,8 @@ from torch_diff_lists import (DELIBERATE_DIFFERENCES, DOCUMENTED_REFUSALS,  # no
                               KNOWN_DIFFERENCES, WIDENINGS)
 from torch_diff_ops import OPS  # noqa: E402
 import torch_diff_ops_inplace  # noqa: E402,F401 — registers the in-place and out= forms
+import torch_diff_ops_shape  # noqa: E402,F401 — registers the shape ops
+import torch_diff_ops_sort  # noqa: E402,F401 — registers the sort family's ops
 
 TYPED_REFUSALS = ("InvalidArgument", "Unsupported", "DeviceFault")
 # Ops whose PyTorch answer is always computed on the CPU (exact data movement, the same on

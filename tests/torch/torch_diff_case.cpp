@@ -102,6 +102,10 @@ std::vector<std::int64_t> CaseArgs::ints(const char* name) const {
   return attrs_.at(name).get<std::vector<std::int64_t>>();
 }
 
+std::vector<double> CaseArgs::reals(const char* name) const {
+  return attrs_.at(name).get<std::vector<double>>();
+}
+
 Shape CaseArgs::shape(const char* name) const {
   return to_shape(attrs_.at(name));
 }

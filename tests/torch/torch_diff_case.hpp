@@ -38,6 +38,7 @@ class CaseArgs {
   std::optional<std::int64_t> opt_integer(const char* name) const;
   bool flag(const char* name) const { return attrs_.at(name).get<bool>(); }
   std::vector<std::int64_t> ints(const char* name) const;
+  std::vector<double> reals(const char* name) const;
   Shape shape(const char* name) const;
   DType dtype(const char* name) const;
   std::optional<DType> opt_dtype(const char* name) const;

@@ -149,6 +149,8 @@ class Gen:
         vals = torch.randn(n, generator=tg, dtype=torch.float64) * scale
         if profile == "positive": vals = vals.abs() + 1e-3
         if profile == "unit": vals = vals.tanh()
+        if profile == "ties":  # sorts: halves in about ±4, ±0 and the specials among them
+            vals, profile = (vals.clamp(-4, 4) * 2).round() / 2, "mixed"
         if profile in ("mixed", "moderate") and r.random() < 0.5:
             # "moderate": no near-max values, for ops that square (var, norms), where
             # PyTorch's float32 intermediate overflows and the host's float64 does not.

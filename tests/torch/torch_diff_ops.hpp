@@ -17,5 +17,12 @@ using OpCall = std::function<Outputs(const CaseArgs&, const Device&)>;
 const std::map<std::string, OpCall>& op_table();
 // The in-place and out= forms (torch_diff_ops_inplace.cpp).
 const std::map<std::string, OpCall>& inplace_op_table();
+// The shape ops (torch_diff_ops_shape.cpp).
+const std::map<std::string, OpCall>& shape_op_table();
+// The sort family's ops (torch_diff_ops_sort.cpp).
+const std::map<std::string, OpCall>& sort_op_table();
+// An out= tensor of 7s of the case's out_shape, out_dtype and out_layout (contiguous, or a
+// transposed view), as torch_diff_ops_inplace.py's make_out.
+Tensor make_out(const CaseArgs& a, const Device& d);
 
 }  // namespace nbx::torch_diff

@@ -8,13 +8,7 @@
 
 namespace nbx::torch_diff {
 
-namespace {
-
-using A = const CaseArgs&;
-using D = const Device&;
-using ops::TensorOrScalar;
-
-Tensor make_out(A a, D d) {
+Tensor make_out(const CaseArgs& a, const Device& d) {
   const Shape shape = a.shape("out_shape");
   const DType dtype = a.dtype("out_dtype");
   if (a.text("out_layout") != "transposed") return ops::full(shape, 7, dtype, d);
@@ -26,6 +20,12 @@ Tensor make_out(A a, D d) {
   }
   return ops::full(reversed, 7, dtype, d).permute(order);
 }
+
+namespace {
+
+using A = const CaseArgs&;
+using D = const Device&;
+using ops::TensorOrScalar;
 
 OpCall in_place(Tensor (*f)(const Tensor&, const TensorOrScalar&)) {
   return [f](A a, D) -> Outputs { return {f(a.t(0), a.ts(1))}; };

@@ -244,11 +244,43 @@ TEST_CASE("the catalog's names are the union of the op tables") {
                         {"triu", abi::kFill_triu},
                         {"tril", abi::kFill_tril},
                         {"eye", abi::kFill_eye}});
+  // The sort family's op and the ops composed on its one launch.
+  expect_codes("sort", {{"sort", abi::kSort_sort},
+                        {"argsort", abi::kSort_sort},
+                        {"msort", abi::kSort_sort},
+                        {"topk", abi::kSort_sort},
+                        {"kthvalue", abi::kSort_sort},
+                        {"median", abi::kSort_sort},
+                        {"nanmedian", abi::kSort_sort},
+                        {"quantile", abi::kSort_sort},
+                        {"nanquantile", abi::kSort_sort}});
   expect_codes("gather", {{"index_select", abi::kGather_index_select},
                           {"gather", abi::kGather_gather},
                           {"take_along_dim", abi::kGather_take_along_dim},
                           {"embedding", abi::kGather_embedding},
                           {"take", abi::kGather_take}});
+  // The shape ops: compositions of views, copies, index_select and sum (family "shape").
+  expect_codes("shape", {{"cat", 0},
+                         {"stack", 0},
+                         {"split", 0},
+                         {"chunk", 0},
+                         {"meshgrid", 0},
+                         {"repeat", 0},
+                         {"tile", 0},
+                         {"repeat_interleave", 0},
+                         {"flip", 0},
+                         {"roll", 0},
+                         {"rot90", 0},
+                         {"pixel_shuffle", 0},
+                         {"pixel_unshuffle", 0},
+                         {"diagonal", 0},
+                         {"diag_embed", 0},
+                         {"trace", 0},
+                         {"pad", 0},
+                         {"narrow_copy", 0},
+                         {"unfold", 0},
+                         {"tril_indices", 0},
+                         {"triu_indices", 0}});
   // Every op code a family's table names (core/families) is in the catalog under that
   // family: a family added to family_list.inc without catalog entries fails here.
   for (const FamilySpec& spec : all_families()) {

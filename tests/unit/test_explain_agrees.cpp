@@ -24,6 +24,7 @@
 #include "core/ops/reduce.hpp"
 #include "core/ops/scan.hpp"
 #include "core/ops/softmax.hpp"
+#include "core/ops/sort.hpp"
 #include "core/tensor.hpp"
 #include "tests/unit/present_devices.hpp"
 
@@ -66,6 +67,8 @@ std::vector<Case> cases() {
        [](const Tensor& x) { ops::rms_norm(x, {4096}, std::nullopt, 1e-6); }},
       {"cumsum", DType::kFloat32, {16, 1000}, [](const Tensor& x) { ops::cumsum(x, 1); }},
       {"add", DType::kFloat32, {64, 64}, [](const Tensor& x) { ops::add(x, x); }},
+      {"sort", DType::kFloat32, {64, 300}, [](const Tensor& x) { ops::sort(x, -1); }},
+      {"sort", DType::kFloat64, {2, 9000}, [](const Tensor& x) { ops::sort(x, -1); }},
       {"matmul", DType::kFloat32, {64, 64}, [](const Tensor& x) { ops::matmul(x, x); }},
       {"arange",
        DType::kFloat32,

@@ -14,6 +14,7 @@
 #include "core/ops/explain.hpp"
 #include "core/registry.hpp"
 #include "nbx/nbx.hpp"
+#include "tests/unit/present_devices.hpp"
 
 using namespace nbx;
 
@@ -480,4 +481,19 @@ TEST_CASE("a shared B folds the batch into rows; NaN addends with beta 0 stay un
   const Tensor nan = Tensor::full({3, 5}, std::nan(""), float64);
   const D prod = ops::baddbmm(nan, a, b.unsqueeze(0).expand({2, 4, 5}), 0.0).to_host<double>();
   for (double v : prod) CHECK_FALSE(std::isnan(v));
+}
+
+// A 16-bit product of one column with an addend rounds once: 43.5 + 0.125 = 43.625 lies halfway
+// between the bfloat16 neighbours 43.5 and 43.75; rounded there before the bias -35.75 it
+// would give 7.75 (or 8.0), not 7.875 (cuBLASLt's matrix-vector path did, on the H200).
+TEST_CASE("bfloat16 linear and addmv of one column add the bias before rounding, every device") {
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const auto bf = [&](F v, Shape s) { return f32(v, s).to(d).to(DType::kBFloat16); };
+    const Tensor x = bf({43.5f, 0.125f}, {1, 2});
+    const Tensor linear = ops::linear(x, bf({1, 1}, {2}), bf({-35.75f}, {}));
+    CHECK(linear.to(DType::kFloat32).to_host<float>() == F{7.875f});
+    const Tensor addmv = ops::addmv(bf({-35.75f}, {1}), x, bf({1, 1}, {2}));
+    CHECK(addmv.to(DType::kFloat32).to_host<float>() == F{7.875f});
+  }
 }

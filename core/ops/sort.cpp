@@ -1,0 +1,135 @@
+// sort, argsort, msort, topk and kthvalue: the "sort" launch (the row layout, the plan, the
+// radix workspace) and the views of its result the selections take.
+#include "core/ops/sort.hpp"
+
+#include <mutex>
+#include <string>
+
+#include "core/kernel_abi.hpp"
+#include "core/ops/elementwise_launch.hpp"
+#include "core/ops/plan.hpp"
+#include "core/ops/sort_detail.hpp"
+#include "core/ops/variant_plan.hpp"
+
+namespace nbx::ops {
+namespace detail {
+
+ValuesAndIndices sort_rows(const char* name, const Tensor& x, std::int64_t dim, bool descending) {
+  if (!x.defined()) throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
+  const int sort_dim = wrap_dim(dim, x.dim(), name);
+  const Device& device = x.device();
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
+                          &device.context().backend_device()};
+  require_dtype_support(name, x.dtype(), target.caps, target.device_id, target.device_name);
+  require_dtype_support(name, DType::kInt64, target.caps, target.device_id, target.device_name);
+
+  abi::SortParams p{};
+  p.op = abi::kSort_sort;
+  p.dtype = static_cast<std::int32_t>(x.dtype());
+  p.descending = descending ? 1 : 0;
+  p.in_offset = x.offset();
+  p.row_len = x.dim() == 0 ? 1 : x.shape()[sort_dim];
+  ValuesAndIndices r{Tensor::empty(x.shape(), x.dtype(), device),
+                     Tensor::empty(x.shape(), DType::kInt64, device)};
+  const Strides vs = r.values.strides(), is = r.indices.strides();
+  if (x.dim() == 0) p.in_row_stride = p.values_row_stride = p.indices_row_stride = 1;
+  for (int d = 0; d < x.dim(); ++d) {
+    if (d == sort_dim) {
+      p.in_row_stride = x.strides()[d];
+      p.values_row_stride = vs[d];
+      p.indices_row_stride = is[d];
+      continue;
+    }
+    p.outer_sizes[p.outer_ndim] = x.shape()[d];
+    p.in_outer_strides[p.outer_ndim] = x.strides()[d];
+    p.values_outer_strides[p.outer_ndim] = vs[d];
+    p.indices_outer_strides[p.outer_ndim] = is[d];
+    ++p.outer_ndim;
+  }
+  p.rows = p.row_len == 0 ? 0 : x.numel() / p.row_len;
+  if (p.rows == 0) return r;
+  std::vector<PlanChoice> choices;
+  const int variant = plan_sort_variant(p, target, choices);
+  Tensor workspace;
+  if (variant == abi::kSortRadix)
+    workspace = Tensor::empty({abi::sort_workspace_words(p.rows, p.row_len, p.key_bits)},
+                              DType::kInt32, device);
+  KernelBuffer buffers[4] = {
+      {r.values.storage()->memory(), true},
+      {r.indices.storage()->memory(), true},
+      {x.storage()->memory(), false},
+      {workspace.defined() ? workspace.storage()->memory() : DeviceMemory{}, true}};
+  KernelLaunch kl;
+  kl.family = KernelFamily::kSort;
+  kl.buffers = buffers;
+  kl.params = std::as_bytes(std::span<const abi::SortParams>(&p, 1));
+  DeviceContext& ctx = device.context();
+  std::lock_guard lock(ctx.launch_mutex());
+  ctx.backend_device().launch(kl);
+  return r;
+}
+
+void require_not_bool(const char* name, const Tensor& x) {
+  if (x.defined() && x.dtype() == DType::kBool)
+    throw InvalidArgument(name, std::string(name) +
+                                    " is not defined for bool tensors (PyTorch has no bool "
+                                    "kernel; sort them, or cast to uint8).");
+}
+
+std::int64_t sorted_size(const char* name, const Tensor& x, std::int64_t dim) {
+  const int d = wrap_dim(dim, x.dim(), name);
+  return x.dim() == 0 ? 1 : x.shape()[d];
+}
+
+ValuesAndIndices select_position(const ValuesAndIndices& s, int dim, std::int64_t position,
+                                 bool keepdim) {
+  Tensor v = s.values.narrow(dim, position, 1).contiguous();
+  Tensor i = s.indices.narrow(dim, position, 1).contiguous();
+  if (keepdim) return {v, i};
+  return {v.squeeze(dim), i.squeeze(dim)};
+}
+
+}  // namespace detail
+
+ValuesAndIndices sort(const Tensor& x, std::int64_t dim, bool descending, bool /*stable*/) {
+  return detail::sort_rows("sort", x, dim, descending);
+}
+
+Tensor argsort(const Tensor& x, std::int64_t dim, bool descending, bool /*stable*/) {
+  return detail::sort_rows("argsort", x, dim, descending).indices;
+}
+
+Tensor msort(const Tensor& x) {
+  return detail::sort_rows("msort", x, 0, false).values;
+}
+
+ValuesAndIndices topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest,
+                      bool /*sorted: always in order*/) {
+  if (!x.defined()) throw InvalidArgument("topk", "topk: the tensor is undefined.");
+  if (x.dim() > 0) detail::require_not_bool("topk", x);  // PyTorch copies a 0-d one first
+  const std::int64_t n = detail::sorted_size("topk", x, dim);
+  if (k < 0 || k > n)
+    throw InvalidArgument("topk", "topk: selected index k (" + std::to_string(k) +
+                                      ") is out of range for a dim of size " + std::to_string(n) +
+                                      ".");
+  ValuesAndIndices s = detail::sort_rows("topk", x, dim, largest);
+  if (x.dim() == 0 || k == n) return s;
+  const int d = wrap_dim(dim, x.dim(), "topk");
+  return {s.values.narrow(d, 0, k).contiguous(), s.indices.narrow(d, 0, k).contiguous()};
+}
+
+ValuesAndIndices kthvalue(const Tensor& x, std::int64_t k, std::int64_t dim, bool keepdim) {
+  if (!x.defined()) throw InvalidArgument("kthvalue", "kthvalue: the tensor is undefined.");
+  if (x.dim() > 0) detail::require_not_bool("kthvalue", x);  // as topk: 0-d is copied first
+  const std::int64_t n = detail::sorted_size("kthvalue", x, dim);
+  if (k < 1 || k > n)
+    throw InvalidArgument("kthvalue", "kthvalue: selected number k (" + std::to_string(k) +
+                                          ") is out of range for a dim of size " +
+                                          std::to_string(n) + ".");
+  ValuesAndIndices s = detail::sort_rows("kthvalue", x, dim, false);
+  if (x.dim() == 0) return s;
+  const int d = wrap_dim(dim, x.dim(), "kthvalue");
+  return detail::select_position(s, d, k - 1, keepdim);
+}
+
+}  // namespace nbx::ops

@@ -1,0 +1,174 @@
+// The sort family and its ops on every present device against hand-computed values and an
+// independent std::stable_sort: NaN last (first descending), -0 equal to +0 and kept as -0,
+// ties in input order, every dtype's key transform, both variants (a row of 10,000 takes the
+// radix passes), and the order statistics (topk, kthvalue, median, nanmedian, quantile).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "nbx/nbx.hpp"
+#include "tests/unit/present_devices.hpp"
+
+using namespace nbx;
+
+namespace {
+using F = std::vector<float>;
+using I64 = std::vector<std::int64_t>;
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+bool same_bits(const F& a, const F& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+}  // namespace
+
+TEST_CASE("sort orders floats as PyTorch: NaN last, -0 equal to +0, ties stable") {
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const Tensor x = Tensor::from_host(F{3, kNaN, -0.0f, 1, 0.0f, -kInf, 1, kNaN}, {8}, d);
+    const ops::ValuesAndIndices up = ops::sort(x);
+    CHECK(same_bits(up.values.to_host<float>(), F{-kInf, -0.0f, 0.0f, 1, 1, 3, kNaN, kNaN}));
+    CHECK(up.indices.dtype() == DType::kInt64);
+    CHECK(up.indices.to_host<std::int64_t>() == I64{5, 2, 4, 3, 6, 0, 1, 7});
+    const ops::ValuesAndIndices down = ops::sort(x, 0, /*descending=*/true);
+    CHECK(same_bits(down.values.to_host<float>(), F{kNaN, kNaN, 3, 1, 1, -0.0f, 0.0f, -kInf}));
+    CHECK(down.indices.to_host<std::int64_t>() == I64{1, 7, 0, 3, 6, 2, 4, 5});
+    CHECK(ops::argsort(x).to_host<std::int64_t>() == I64{5, 2, 4, 3, 6, 0, 1, 7});
+  }
+}
+
+TEST_CASE("sort orders every integer dtype and bool by value, along any dim of a view") {
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const std::vector<std::int64_t> v{5, -128, 127, 0, -1, 3};
+    for (DType t : {DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64}) {
+      CAPTURE(dtype_name(t));
+      const ops::ValuesAndIndices r = ops::sort(Tensor::from_host(v, {6}, d).to(t));
+      CHECK(r.values.to(DType::kInt64).to_host<std::int64_t>() == I64{-128, -1, 0, 3, 5, 127});
+      CHECK(r.indices.to_host<std::int64_t>() == I64{1, 4, 3, 5, 0, 2});
+    }
+    const Tensor u8 = Tensor::from_host(I64{200, 7, 255, 0}, {4}, d).to(DType::kUInt8);
+    CHECK(ops::sort(u8).indices.to_host<std::int64_t>() == I64{3, 1, 0, 2});
+    const Tensor b = Tensor::from_host(I64{1, 0, 1, 0}, {4}, d).to(DType::kBool);
+    CHECK(ops::sort(b, 0, true).indices.to_host<std::int64_t>() == I64{0, 2, 1, 3});
+    // Along dim 0 of a transposed view: [[4, 1], [2, 3], [0, 5]] viewed from [2, 3].
+    const Tensor m = Tensor::from_host(I64{4, 2, 0, 1, 3, 5}, {2, 3}, d).transpose(0, 1);
+    const ops::ValuesAndIndices c = ops::sort(m, 0);
+    CHECK(c.values.shape() == Shape{3, 2});
+    CHECK(c.values.to_host<std::int64_t>() == I64{0, 1, 2, 3, 4, 5});
+    CHECK(c.indices.to_host<std::int64_t>() == I64{2, 0, 1, 1, 0, 2});
+    // float64, float16, bfloat16 keys, with an infinity and a negative zero.
+    for (DType t : {DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
+      CAPTURE(dtype_name(t));
+      const Tensor h = Tensor::from_host(F{0.5f, -kInf, -0.0f, -2, kNaN, 0.25f}, {6}, d).to(t);
+      CHECK(ops::sort(h).indices.to_host<std::int64_t>() == I64{1, 3, 2, 5, 0, 4});
+    }
+    const ops::ValuesAndIndices z = ops::sort(Tensor::from_host(F{2.5f}, {}, d));
+    CHECK(z.values.shape() == Shape{});
+    CHECK(z.indices.to_host<std::int64_t>() == I64{0});
+    CHECK(ops::sort(Tensor::empty({3, 0}, DType::kFloat32, d)).values.shape() == Shape{3, 0});
+  }
+}
+
+TEST_CASE("a long row takes the radix passes and matches std::stable_sort") {
+  std::mt19937 rng(20261202);
+  std::uniform_int_distribution<int> u(-300, 300);
+  F v(10000);
+  for (float& x : v) x = float(u(rng)) / 4;  // many ties
+  v[17] = kNaN, v[4242] = -0.0f, v[9999] = kInf;
+  std::vector<std::int64_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto key = [&](std::int64_t i) { return std::isnan(v[i]) ? kInf * 2 : v[i]; };
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    if (std::isnan(v[a]) || std::isnan(v[b])) return !std::isnan(v[a]) && std::isnan(v[b]);
+    return key(a) < key(b);
+  });
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const ops::ValuesAndIndices r = ops::sort(Tensor::from_host(v, {1, 10000}, d), 1);
+    CHECK(r.indices.to_host<std::int64_t>() == order);
+    // Descending is the reverse order of values with ties still in input order: check by
+    // value (non-increasing, NaN first) and that the indices are a permutation.
+    const ops::ValuesAndIndices s = ops::sort(Tensor::from_host(v, {10000}, d), 0, true);
+    const F sv = s.values.to_host<float>();
+    CHECK(std::isnan(sv[0]));
+    CHECK(std::is_sorted(sv.begin() + 1, sv.end(), std::greater<float>()));
+    I64 si = s.indices.to_host<std::int64_t>();
+    std::sort(si.begin(), si.end());
+    CHECK(si.front() == 0);
+    CHECK(std::adjacent_find(si.begin(), si.end()) == si.end());
+  }
+}
+
+TEST_CASE("topk, kthvalue, median and nanmedian pick from the sorted rows") {
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const Tensor x = Tensor::from_host(F{4, 1, kNaN, 3, 1, 9, 2, 8}, {2, 4}, d);
+    const ops::ValuesAndIndices t = ops::topk(x, 2);
+    CHECK(same_bits(t.values.to_host<float>(), F{kNaN, 4, 9, 8}));
+    CHECK(t.indices.to_host<std::int64_t>() == I64{2, 0, 1, 3});
+    CHECK(ops::topk(x, 2, -1, /*largest=*/false).indices.to_host<std::int64_t>() ==
+          I64{1, 3, 0, 2});
+    const ops::ValuesAndIndices k = ops::kthvalue(x, 2, 1, /*keepdim=*/true);
+    CHECK(k.values.shape() == Shape{2, 1});
+    CHECK(k.values.to_host<float>() == F{3, 2});
+    CHECK(k.indices.to_host<std::int64_t>() == I64{3, 2});
+    // median: row 0 holds a NaN (its median is that NaN, index 2); row 1 [1, 9, 2, 8] → 2.
+    const ops::ValuesAndIndices m = ops::median(x, 1);
+    CHECK(same_bits(m.values.to_host<float>(), F{kNaN, 2}));
+    CHECK(m.indices.to_host<std::int64_t>() == I64{2, 2});
+    // nanmedian: row 0's non-NaN [4, 1, 3] → 3 (index 3).
+    const ops::ValuesAndIndices n = ops::nanmedian(x, 1);
+    CHECK(n.values.to_host<float>() == F{3, 2});
+    CHECK(n.indices.to_host<std::int64_t>() == I64{3, 2});
+    CHECK(std::isnan(ops::median(x).item().to_double()));
+    CHECK(ops::nanmedian(x).item().to_double() == 3.0);  // [1, 1, 2, 3, 4, 8, 9]: 3
+    CHECK(std::isnan(ops::median(Tensor::empty({0}, DType::kFloat32, d)).item().to_double()));
+    const Tensor all_nan = Tensor::from_host(F{kNaN, kNaN}, {2}, d);
+    CHECK(ops::nanmedian(all_nan, 0).indices.item().to_int() == 0);
+    CHECK_THROWS_AS(ops::topk(x, 5), InvalidArgument);
+    CHECK_THROWS_AS(ops::kthvalue(x, 0), InvalidArgument);
+    CHECK_THROWS_AS(ops::median(Tensor::empty({0, 3}, DType::kFloat32, d), 0), InvalidArgument);
+    CHECK_THROWS_AS(ops::median(Tensor::empty({0}, DType::kInt32, d)), InvalidArgument);
+  }
+}
+
+TEST_CASE("quantile and nanquantile interpolate as PyTorch") {
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const Tensor x = Tensor::from_host(F{3, 1, 4, 2}, {4}, d);  // sorted 1 2 3 4
+    CHECK(ops::quantile(x, 0.5).item().to_double() == 2.5);
+    CHECK(ops::quantile(x, 0.5, {}, false, "lower").item().to_double() == 2);
+    CHECK(ops::quantile(x, 0.5, {}, false, "higher").item().to_double() == 3);
+    CHECK(ops::quantile(x, 0.4, {}, false, "midpoint").item().to_double() == 2.5);
+    CHECK(ops::quantile(x, 0.5, {}, false, "nearest").item().to_double() == 3);  // rank 1.5 to 2
+    const Tensor q = Tensor::from_host(F{0, 1, 0.25f}, {3}, d);
+    const Tensor r = ops::quantile(x, q);
+    CHECK(r.shape() == Shape{3});
+    CHECK(r.to_host<float>() == F{1, 4, 1.75f});
+    // Along a dim with keepdim and a 1-d q: [q, rows, 1].
+    const Tensor m = Tensor::from_host(F{1, 2, 3, 10, kNaN, 30}, {2, 3}, d);
+    const Tensor mq = ops::quantile(m, Tensor::from_host(F{0.5f, 1}, {2}, d), 1, true);
+    CHECK(mq.shape() == Shape{2, 2, 1});
+    const F mv = mq.to_host<float>();
+    CHECK(mv[0] == 2);
+    CHECK(std::isnan(mv[1]));  // a row with a NaN
+    CHECK(mv[2] == 3);
+    CHECK(ops::nanquantile(m, 0.5, 1).to_host<float>() == F{2, 20});
+    CHECK(std::isnan(ops::nanquantile(Tensor::from_host(F{kNaN}, {1}, d), 0.5).item().to_double()));
+    CHECK_THROWS_AS(ops::quantile(x, 1.5), InvalidArgument);
+    CHECK_THROWS_AS(ops::quantile(x, Tensor::from_host(F{0.5f, 2}, {2}, d)), InvalidArgument);
+    CHECK_THROWS_AS(ops::quantile(x, 0.5, {}, false, "cubic"), InvalidArgument);
+    CHECK_THROWS_AS(ops::quantile(x.to(DType::kInt32), 0.5), InvalidArgument);
+    CHECK_THROWS_AS(ops::quantile(x, Tensor::from_host(std::vector<double>{0.5}, {1}, d)),
+                    InvalidArgument);
+    CHECK_THROWS_AS(ops::quantile(Tensor::empty({0}, DType::kFloat32, d), 0.5), InvalidArgument);
+  }
+}
