@@ -32,7 +32,7 @@ TD=(python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner
 
 if [ "${PHASE:-check}" = check ]; then
 # Correctness, concurrently (16 cores, one GPU).
-for t in sort shape_ops explain explain_agrees launch_validation inplace_out pytorch_parity; do
+for t in sort shape_ops explain explain_agrees launch_validation inplace_out pytorch_parity linalg; do
   [ -x "$B/tests/unit/test_$t" ] && step "unit_$t" 200 "$B/tests/unit/test_$t" &
 done
 step memcheck_sort 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families sort &

@@ -266,18 +266,30 @@ inline constexpr std::int64_t kSortRadixTile = 2048;
 constexpr std::int64_t sort_key_words(std::int32_t key_bits) {
   return key_bits > 32 ? 2 : 1;
 }
+// A pass scans each row's digit counts in chunks of kSortScanChunk: every chunk's total is
+// added up by the count kernel (an atomic add per digit and tile), the totals of a row are
+// scanned, then every chunk is scanned from its total's prefix — all in parallel.
+inline constexpr std::int64_t kSortScanChunk = 4096;
 // The radix variant's workspace, in 32-bit words, laid out in this order: keys A and keys B
 // (rows × row_len × key words each), positions A and positions B (rows × row_len each), the
-// digit counts (rows × kSortRadixBuckets × tiles per row).
+// digit counts (rows × kSortRadixBuckets × tiles per row), and one set of chunk totals per
+// pass (passes × rows × chunks per row; zero before the first pass).
 constexpr std::int64_t sort_radix_tiles(std::int64_t row_len) {
   return (row_len + kSortRadixTile - 1) / kSortRadixTile;
+}
+constexpr std::int64_t sort_scan_chunks(std::int64_t row_len) {
+  return (kSortRadixBuckets * sort_radix_tiles(row_len) + kSortScanChunk - 1) / kSortScanChunk;
 }
 constexpr std::int64_t sort_workspace_words(std::int64_t rows, std::int64_t row_len,
                                             std::int32_t key_bits) {
   const std::int64_t n = rows * row_len;
   return 2 * n * sort_key_words(key_bits) + 2 * n +
-         rows * kSortRadixBuckets * sort_radix_tiles(row_len);
+         rows * kSortRadixBuckets * sort_radix_tiles(row_len) +
+         (key_bits / kSortRadixBits) * rows * sort_scan_chunks(row_len);
 }
+// The most workspace one launch takes, in words (2 GiB): larger row counts are launched in
+// groups of rows (core/ops/sort.cpp).
+inline constexpr std::int64_t kSortWorkspaceBudgetWords = std::int64_t(1) << 29;
 // Buffers: [0] values (the input's dtype), [1] indices (int64), [2] the input, [3] the
 // workspace (kSortRadix; empty for kSortRows).
 struct SortParams {

@@ -1,7 +1,7 @@
 // Kernel family "sort" on Vulkan: this backend's own limits on an abi::SortParams launch (the
 // 32-bit index path, shared memory for the rows variant's tile, maxStorageBufferRange), the
 // uniform block of kernels/vulkan/sort_common.glsl, and the dispatches: one for the rows
-// variant (sort_rows.comp), 2 + 3 per digit for the radix variant (sort_radix.comp), in
+// variant (sort_rows.comp), 2 + 4 per digit for the radix variant (sort_radix.comp), in
 // order — the hazard tracker puts a barrier between dispatches that share the workspace.
 // BackendDevice::launch validated the block (core/families/sort_family.cpp).
 #include <algorithm>
@@ -21,7 +21,7 @@ struct GpuParams {
   std::uint32_t key[4];      // bits, kind, mantissa, descending
   std::uint32_t strides[4];  // input, values, indices row strides
   std::uint32_t offsets[4];  // input, values, indices
-  std::uint32_t misc[4];     // rows: segment, log2(segment), tile; radix: tiles, source, shift
+  std::uint32_t misc[4];  // rows: segment, log2(segment), tile; radix: tiles, source, shift, chunks
   std::uint32_t sizes[8], in_strides[8], values_strides[8], indices_strides[8];
 };
 static_assert(sizeof(GpuParams) == 208);
@@ -132,7 +132,9 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
   const std::int64_t words = abi::sort_workspace_words(p.rows, p.row_len, p.key_bits);
   chk.inside("the workspace", 0, words - 1, DType::kInt32, launch.buffers[3].memory, kMaxIndex);
   const std::int64_t tiles = abi::sort_radix_tiles(p.row_len);
+  const std::int64_t chunks = abi::sort_scan_chunks(p.row_len);
   g.misc[0] = std::uint32_t(tiles);
+  g.misc[3] = std::uint32_t(chunks);
   const auto dispatch = [&](std::uint32_t stage, std::uint64_t wanted) {
     const std::uint64_t groups = std::clamp<std::uint64_t>(wanted, 1, max_groups);
     g.head[3] = std::uint32_t(groups);
@@ -152,11 +154,12 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     g.misc[2] = std::uint32_t(shift);
     dispatch(2, std::uint64_t(p.rows * tiles));
     dispatch(3, std::uint64_t(p.rows));
-    dispatch(4, std::uint64_t(p.rows * tiles));
+    dispatch(4, std::uint64_t(p.rows * chunks));
+    dispatch(5, std::uint64_t(p.rows * tiles));
     g.misc[1] ^= 1u;
   }
   g.misc[1] = 0;
-  dispatch(5, element_groups);
+  dispatch(6, element_groups);
 }
 
 }  // namespace nbx::vulkan

@@ -2,6 +2,8 @@
 // radix workspace) and the views of its result the selections take.
 #include "core/ops/sort.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <mutex>
 #include <string>
 
@@ -14,49 +16,46 @@
 namespace nbx::ops {
 namespace detail {
 
-ValuesAndIndices sort_rows(const char* name, const Tensor& x, std::int64_t dim, bool descending) {
-  if (!x.defined()) throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
-  const int sort_dim = wrap_dim(dim, x.dim(), name);
-  const Device& device = x.device();
-  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
-                          &device.context().backend_device()};
-  require_dtype_support(name, x.dtype(), target.caps, target.device_id, target.device_name);
-  require_dtype_support(name, DType::kInt64, target.caps, target.device_id, target.device_name);
+namespace {
 
+// One "sort" launch over the rows of x along sort_dim, written into values and indices (views
+// of x's shape).
+void launch_sort(const Tensor& x, const Tensor& values, const Tensor& indices, int sort_dim,
+                 bool descending, const PlanTarget& target) {
   abi::SortParams p{};
   p.op = abi::kSort_sort;
   p.dtype = static_cast<std::int32_t>(x.dtype());
   p.descending = descending ? 1 : 0;
   p.in_offset = x.offset();
+  p.values_offset = values.offset();
+  p.indices_offset = indices.offset();
   p.row_len = x.dim() == 0 ? 1 : x.shape()[sort_dim];
-  ValuesAndIndices r{Tensor::empty(x.shape(), x.dtype(), device),
-                     Tensor::empty(x.shape(), DType::kInt64, device)};
-  const Strides vs = r.values.strides(), is = r.indices.strides();
   if (x.dim() == 0) p.in_row_stride = p.values_row_stride = p.indices_row_stride = 1;
   for (int d = 0; d < x.dim(); ++d) {
     if (d == sort_dim) {
       p.in_row_stride = x.strides()[d];
-      p.values_row_stride = vs[d];
-      p.indices_row_stride = is[d];
+      p.values_row_stride = values.strides()[d];
+      p.indices_row_stride = indices.strides()[d];
       continue;
     }
     p.outer_sizes[p.outer_ndim] = x.shape()[d];
     p.in_outer_strides[p.outer_ndim] = x.strides()[d];
-    p.values_outer_strides[p.outer_ndim] = vs[d];
-    p.indices_outer_strides[p.outer_ndim] = is[d];
+    p.values_outer_strides[p.outer_ndim] = values.strides()[d];
+    p.indices_outer_strides[p.outer_ndim] = indices.strides()[d];
     ++p.outer_ndim;
   }
   p.rows = p.row_len == 0 ? 0 : x.numel() / p.row_len;
-  if (p.rows == 0) return r;
+  if (p.rows == 0) return;
   std::vector<PlanChoice> choices;
   const int variant = plan_sort_variant(p, target, choices);
+  const Device& device = x.device();
   Tensor workspace;
   if (variant == abi::kSortRadix)
     workspace = Tensor::empty({abi::sort_workspace_words(p.rows, p.row_len, p.key_bits)},
                               DType::kInt32, device);
   KernelBuffer buffers[4] = {
-      {r.values.storage()->memory(), true},
-      {r.indices.storage()->memory(), true},
+      {values.storage()->memory(), true},
+      {indices.storage()->memory(), true},
       {x.storage()->memory(), false},
       {workspace.defined() ? workspace.storage()->memory() : DeviceMemory{}, true}};
   KernelLaunch kl;
@@ -66,6 +65,52 @@ ValuesAndIndices sort_rows(const char* name, const Tensor& x, std::int64_t dim, 
   DeviceContext& ctx = device.context();
   std::lock_guard lock(ctx.launch_mutex());
   ctx.backend_device().launch(kl);
+}
+
+// Launches over groups of at most `max_rows` rows (the radix workspace's budget,
+// sort_rows_per_launch): x, values and indices narrowed alike along their first dim that is
+// not sorted and holds more than one row, recursing where one slice of it is still too many.
+void launch_in_chunks(const Tensor& x, const Tensor& values, const Tensor& indices, int sort_dim,
+                      bool descending, const PlanTarget& target, std::int64_t max_rows) {
+  const std::int64_t row_len = x.dim() == 0 ? 1 : x.shape()[sort_dim];
+  const std::int64_t rows = row_len == 0 ? 0 : x.numel() / row_len;
+  int k = 0;
+  while (k < x.dim() && (k == sort_dim || x.shape()[k] == 1)) ++k;
+  if (rows <= max_rows || k == x.dim())
+    return launch_sort(x, values, indices, sort_dim, descending, target);
+  const std::int64_t size = x.shape()[k], per_slice = rows / size;
+  const std::int64_t step = std::max<std::int64_t>(1, max_rows / per_slice);
+  for (std::int64_t at = 0; at < size; at += step) {
+    const std::int64_t n = std::min(step, size - at);
+    launch_in_chunks(x.narrow(k, at, n), values.narrow(k, at, n), indices.narrow(k, at, n),
+                     sort_dim, descending, target, max_rows);
+  }
+}
+
+}  // namespace
+
+ValuesAndIndices sort_rows(const char* name, const Tensor& x, std::int64_t dim, bool descending) {
+  if (!x.defined()) throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
+  const int sort_dim = wrap_dim(dim, x.dim(), name);
+  const Device& device = x.device();
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
+                          &device.context().backend_device()};
+  require_dtype_support(name, x.dtype(), target.caps, target.device_id, target.device_name);
+  require_dtype_support(name, DType::kInt64, target.caps, target.device_id, target.device_name);
+  ValuesAndIndices r{Tensor::empty(x.shape(), x.dtype(), device),
+                     Tensor::empty(x.shape(), DType::kInt64, device)};
+  // The variant of the whole problem decides whether it is launched in groups of rows (only
+  // the radix variant has a workspace); each launch plans its own rows again.
+  abi::SortParams whole{};
+  whole.dtype = static_cast<std::int32_t>(x.dtype());
+  whole.row_len = x.dim() == 0 ? 1 : x.shape()[sort_dim];
+  whole.rows = whole.row_len == 0 ? 0 : x.numel() / whole.row_len;
+  if (whole.rows == 0) return r;
+  std::vector<PlanChoice> unused;
+  const bool radix = plan_sort_variant(whole, target, unused) == abi::kSortRadix;
+  launch_in_chunks(x, r.values, r.indices, sort_dim, descending, target,
+                   radix ? sort_rows_per_launch(whole.row_len, whole.key_bits)
+                         : std::numeric_limits<std::int64_t>::max());
   return r;
 }
 

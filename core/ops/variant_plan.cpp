@@ -1,6 +1,8 @@
 #include "core/ops/variant_plan.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "core/backend.hpp"
@@ -171,6 +173,19 @@ int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
   return v;
 }
 
+std::int64_t sort_workspace_budget_words() {
+  // NBX_SORT_WORKSPACE_BYTES lowers the budget (tests reach the chunked path with small rows).
+  const char* env = std::getenv("NBX_SORT_WORKSPACE_BYTES");
+  const long long bytes = env ? std::atoll(env) : 0;
+  return bytes > 0 ? std::min<std::int64_t>(bytes / 4, abi::kSortWorkspaceBudgetWords)
+                   : abi::kSortWorkspaceBudgetWords;
+}
+
+std::int64_t sort_rows_per_launch(std::int64_t row_len, std::int32_t key_bits) {
+  const std::int64_t per_row = abi::sort_workspace_words(1, row_len, key_bits);
+  return std::max<std::int64_t>(1, sort_workspace_budget_words() / per_row);
+}
+
 int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices) {
   p.key_bits = 8 * std::int32_t(dtype_size(DType(p.dtype)));
@@ -205,7 +220,14 @@ int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
          "shared_memory.per_block", shared.source,
          "a row fits the largest tile, " + cap_text +
              ": a bitonic network over (key, position) in shared memory."});
-  else
+  if (v == abi::kSortRadix && p.rows > sort_rows_per_launch(p.row_len, p.key_bits))
+    choices.push_back(
+        {"chunks", std::to_string(sort_rows_per_launch(p.row_len, p.key_bits)) + " rows a launch",
+         "", "",
+         "the radix workspace of all rows would pass its budget of " +
+             std::to_string((4 * sort_workspace_budget_words()) >> 20) +
+             " MiB: the rows are sorted in groups, one launch each."});
+  if (v != abi::kSortRows)
     choices.push_back(
         {"passes",
          std::to_string(p.key_bits / abi::kSortRadixBits) + " digits of " +
@@ -213,7 +235,9 @@ int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
          fits ? "" : "shared_memory.per_block", fits ? "" : shared.source,
          "rows of " + std::to_string(p.row_len) + " elements exceed the tile of " + cap_text +
              ": least-significant-digit radix passes over a workspace of " +
-             std::to_string(4 * abi::sort_workspace_words(p.rows, p.row_len, p.key_bits)) +
+             std::to_string(4 * abi::sort_workspace_words(
+                                    std::min(p.rows, sort_rows_per_launch(p.row_len, p.key_bits)),
+                                    p.row_len, p.key_bits)) +
              " bytes."});
   return v;
 }

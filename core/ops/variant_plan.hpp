@@ -59,5 +59,10 @@ int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
 // `p` has dtype, rows and row_len set.
 int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices);
+// The most rows of row_len keys one radix-variant launch takes (at least 1): its
+// workspace stays within abi::kSortWorkspaceBudgetWords (2 GiB; Vulkan's storage buffers
+// reach 4 GiB at most; $NBX_SORT_WORKSPACE_BYTES may set less), so sort_rows launches larger
+// row counts in chunks.
+std::int64_t sort_rows_per_launch(std::int64_t row_len, std::int32_t key_bits);
 
 }  // namespace nbx::ops

@@ -9,11 +9,12 @@
 //    position) and its position.
 //  - radix (kSortRadix): rows of any length, in the workspace the wrapper allocated (layout
 //    abi::sort_workspace_words): keys and positions prepared once, then one pass per 4-bit digit,
-//    least significant first, each of three kernels — (1) each tile of 2048 elements counts its
-//    digits, (2) a block per row scans the row's counts digit by digit, tile by tile, into
-//    offsets, (3) each tile ranks its elements by digit in tile order (a thread owns 8
-//    consecutive elements) and scatters them to their offsets: stable, so after the last digit
-//    the row is in key order with ties in input order. Every pass reads and writes whole
+//    least significant first, each of four kernels — (1) each tile of 2048 elements counts its
+//    digits and adds them to its chunk's total, (2) a block per row scans the row's chunk
+//    totals, (3) a block per chunk of 4096 counts scans them (digit by digit, tile by tile) into
+//    offsets from its total's prefix, (4) each tile ranks its elements by digit in tile order (a
+//    thread owns 8 consecutive elements) and scatters them to their offsets: stable, so after the
+//    last digit the row is in key order with ties in input order. Every pass reads and writes whole
 //    arrays, between two halves of the workspace; the pass count is even, so the result ends in
 //    the first half, from which the values and positions are written out.
 #include "kernels/gpu/elementwise_kernels.cuh"
@@ -139,15 +140,21 @@ struct Workspace {
   Key* keys[2];
   u32* pos[2];
   u32* counts;  // [row][digit][tile]
+  u32* totals;  // [pass][row][chunk]: the counts' chunk totals, zero before the first pass
+  i64 total_words;
 
-  NBX_GPU_HOST_DEVICE static Workspace at(u32* words, i64 n) {
+  NBX_GPU_HOST_DEVICE static Workspace at(u32* words, const abi::SortParams& p) {
     constexpr i64 kw = sizeof(Key) / 4;
+    const i64 n = p.rows * p.row_len;
     Workspace w;
     w.keys[0] = reinterpret_cast<Key*>(words);
     w.keys[1] = reinterpret_cast<Key*>(words + n * kw);
     w.pos[0] = words + 2 * n * kw;
     w.pos[1] = w.pos[0] + n;
     w.counts = w.pos[1] + n;
+    w.totals = w.counts + p.rows * kBuckets * abi::sort_radix_tiles(p.row_len);
+    w.total_words =
+        i64(p.key_bits / abi::kSortRadixBits) * p.rows * abi::sort_scan_chunks(p.row_len);
     return w;
   }
 };
@@ -164,6 +171,8 @@ __global__ void radix_prepare_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams
         sort_key(raw_bits(in[o.in + j * p.in_row_stride]), p.dtype, p.key_bits, p.descending != 0));
     w.pos[0][e] = u32(j);
   }
+  for (i64 e = i64(blockIdx.x) * blockDim.x + threadIdx.x; e < w.total_words; e += step)
+    w.totals[e] = 0;
 }
 
 // The tile of block b: its row and its index within the row.
@@ -175,7 +184,7 @@ NBX_GPU_INLINE void tile_of(const abi::SortParams& p, i64 tiles, i64& row, i64& 
 template <typename Key>
 __global__ void __launch_bounds__(kRadixThreads)
     radix_count_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Workspace<Key> w, int src,
-                       int shift, i64 tiles) {
+                       int shift, i64 tiles, u32* totals, i64 chunks) {
   __shared__ u32 hist[kBuckets];
   if (threadIdx.x < kBuckets) hist[threadIdx.x] = 0;
   __syncthreads();
@@ -188,8 +197,12 @@ __global__ void __launch_bounds__(kRadixThreads)
     if (j < p.row_len) atomicAdd(&hist[int(keys[j] >> shift) & (kBuckets - 1)], 1u);
   }
   __syncthreads();
-  if (threadIdx.x < kBuckets)
-    w.counts[(row * kBuckets + threadIdx.x) * tiles + tile] = hist[threadIdx.x];
+  if (threadIdx.x < kBuckets) {
+    const i64 at = i64(threadIdx.x) * tiles + tile;  // the entry's place in the row's counts
+    w.counts[row * kBuckets * tiles + at] = hist[threadIdx.x];
+    if (hist[threadIdx.x] != 0)
+      atomicAdd(&totals[row * chunks + at / abi::kSortScanChunk], hist[threadIdx.x]);
+  }
 }
 
 // An exclusive scan of one value per thread over the block; `total` receives the sum.
@@ -209,21 +222,48 @@ NBX_GPU_INLINE u32 block_exclusive_scan(u32 v, u32* scratch, u32& total) {
   return inclusive - v;
 }
 
+// Each row's chunk totals into exclusive prefixes, in place: a block per row (rows have few
+// chunks: 128 for one row of 2^26 elements).
 __global__ void __launch_bounds__(kScanThreads)
-    radix_scan_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, u32* counts, i64 tiles) {
+    radix_scan_totals_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, u32* totals,
+                             i64 chunks) {
   __shared__ u32 scratch[kScanThreads];
-  const i64 len = kBuckets * tiles;
   for (i64 row = blockIdx.x; row < p.rows; row += gridDim.x) {
-    u32* c = counts + row * len;
+    u32* c = totals + row * chunks;
     u32 carry = 0;
-    for (i64 base = 0; base < len; base += kScanThreads) {
+    for (i64 base = 0; base < chunks; base += kScanThreads) {
       const i64 e = base + threadIdx.x;
-      const u32 v = e < len ? c[e] : 0u;
+      const u32 v = e < chunks ? c[e] : 0u;
       u32 total;
       const u32 before = block_exclusive_scan<kScanThreads>(v, scratch, total);
-      if (e < len) c[e] = carry + before;
+      if (e < chunks) c[e] = carry + before;
       carry += total;
     }
+  }
+}
+
+// Each chunk of kSortScanChunk digit counts (block b: row b / chunks, chunk b % chunks) into
+// exclusive offsets within its row, from its chunk's prefix: 1024 threads, 4 counts each.
+__global__ void __launch_bounds__(kScanThreads)
+    radix_scan_chunks_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, u32* counts,
+                             const u32* totals, i64 tiles, i64 chunks) {
+  __shared__ u32 scratch[kScanThreads];
+  constexpr int kPer = int(abi::kSortScanChunk) / kScanThreads;
+  i64 row = i64(blockIdx.x);
+  const i64 chunk = next_coordinate(row, chunks);
+  const i64 len = kBuckets * tiles;
+  u32* c = counts + row * len;
+  const i64 first = chunk * abi::kSortScanChunk + i64(threadIdx.x) * kPer;
+  u32 v[kPer], sum = 0;
+  for (int i = 0; i < kPer; ++i) {
+    v[i] = first + i < len ? c[first + i] : 0u;
+    sum += v[i];
+  }
+  u32 total;
+  u32 at = totals[row * chunks + chunk] + block_exclusive_scan<kScanThreads>(sum, scratch, total);
+  for (int i = 0; i < kPer; ++i) {
+    if (first + i < len) c[first + i] = at;
+    at += v[i];
   }
 }
 
@@ -313,14 +353,20 @@ void launch_sort(const abi::SortParams& p, const GpuLaunch& l) {
     return;
   }
   const i64 n = p.rows * p.row_len, tiles = abi::sort_radix_tiles(p.row_len);
-  const Workspace<Key> w = Workspace<Key>::at(static_cast<u32*>(l.buffers[3].address), n);
+  const i64 chunks = abi::sort_scan_chunks(p.row_len);
+  const Workspace<Key> w = Workspace<Key>::at(static_cast<u32*>(l.buffers[3].address), p);
   radix_prepare_kernel<Key, Elem><<<grid_for(n, 256, l), 256, 0, s>>>(p, in, w);
   const unsigned tile_blocks = unsigned(p.rows * tiles);
-  const unsigned scan_blocks = unsigned(p.rows < 65535 ? p.rows : 65535);
+  const unsigned chunk_blocks = unsigned(p.rows * chunks);
+  const unsigned row_blocks = unsigned(p.rows < 65535 ? p.rows : 65535);
   int src = 0;
   for (int shift = 0; shift < p.key_bits; shift += abi::kSortRadixBits) {
-    radix_count_kernel<Key><<<tile_blocks, kRadixThreads, 0, s>>>(p, w, src, shift, tiles);
-    radix_scan_kernel<<<scan_blocks, kScanThreads, 0, s>>>(p, w.counts, tiles);
+    u32* totals = w.totals + i64(shift / abi::kSortRadixBits) * p.rows * chunks;
+    radix_count_kernel<Key>
+        <<<tile_blocks, kRadixThreads, 0, s>>>(p, w, src, shift, tiles, totals, chunks);
+    radix_scan_totals_kernel<<<row_blocks, kScanThreads, 0, s>>>(p, totals, chunks);
+    radix_scan_chunks_kernel<<<chunk_blocks, kScanThreads, 0, s>>>(p, w.counts, totals, tiles,
+                                                                   chunks);
     radix_scatter_kernel<Key><<<tile_blocks, kRadixThreads, 0, s>>>(p, w, src, shift, tiles);
     src ^= 1;
   }

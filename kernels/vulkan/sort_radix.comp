@@ -2,14 +2,16 @@
 // Kernel family "sort", variant radix (nbx::abi::SortParams; the CUDA twin and the method:
 // kernels/gpu/sort_kernels.cu): rows of any length through the workspace (binding 4, laid out
 // as abi::sort_workspace_words says: keys A, keys B, positions A, positions B, digit counts
-// [row][digit][tile]). STAGE (specialization constant) picks one of the five dispatches
-// vk_sort.cpp records in order, the middle three once per 4-bit digit:
-//   1 prepare: keys and positions into half A;
-//   2 count:   each tile of 2048 elements counts its digits;
-//   3 scan:    a workgroup per row scans the row's counts (digit-major) into offsets;
-//   4 scatter: each tile ranks its elements by digit in tile order (an invocation owns 8
+// [row][digit][tile], chunk totals [pass][row][chunk]). STAGE (specialization constant) picks
+// one of the six dispatches vk_sort.cpp records in order, the middle four once per 4-bit digit:
+//   1 prepare: keys and positions into half A, the chunk totals zeroed;
+//   2 count:   each tile of 2048 elements counts its digits and adds them to its chunk's total;
+//   3 totals:  a workgroup per row scans the row's chunk totals into prefixes;
+//   4 chunks:  a workgroup per chunk of 4096 counts (digit-major) scans them into offsets
+//              from its total's prefix;
+//   5 scatter: each tile ranks its elements by digit in tile order (an invocation owns 8
 //              consecutive elements) and writes them to their offsets in the other half;
-//   5 emit:    values (copied from the input by position) and positions out of half A.
+//   6 emit:    values (copied from the input by position) and positions out of half A.
 // Workgroups loop over the tiles (rows), so any size fits maxComputeWorkGroupCount.
 #include "sort_keys.glsl"
 #include "sort_common.glsl"
@@ -31,6 +33,10 @@ uint n_elements() { return P.head.x * P.head.y; }
 uint keys_at(uint half_) { return half_ * n_elements() * KEY_WORDS; }
 uint pos_at(uint half_) { return 2u * n_elements() * KEY_WORDS + half_ * n_elements(); }
 uint counts_at() { return 2u * n_elements() * KEY_WORDS + 2u * n_elements(); }
+// misc.x tiles per row, misc.w chunks per row; the totals of the pass of `shift`.
+uint totals_at(uint shift) {
+  return counts_at() + P.head.x * kBuckets * P.misc.x + (shift / 4u) * P.head.x * P.misc.w;
+}
 
 uvec2 load_key(uint half_, uint e) {
   const uint b = keys_at(half_) + e * KEY_WORDS;
@@ -66,7 +72,11 @@ void main() {
   const uint rows = P.head.x, row_len = P.head.y, tiles = P.misc.x, src = P.misc.y;
   const uint shift = P.misc.z, t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
   const uint n = n_elements();
-  if (STAGE == 1u || STAGE == 5u) {
+  if (STAGE == 1u || STAGE == 6u) {
+    if (STAGE == 1u) {
+      const uint words = (P.key.x / 4u) * rows * P.misc.w;
+      for (uint e = gl_GlobalInvocationID.x; e < words; e += P.head.w * wg) ws.w[totals_at(0u) + e] = 0u;
+    }
     for (uint e = gl_GlobalInvocationID.x; e < n; e += P.head.w * wg) {
       const uint r = e / row_len, j = e % row_len;
       const uvec3 row = row_offsets(r);
@@ -79,18 +89,38 @@ void main() {
     }
     return;
   }
+  const uint chunks = P.misc.w;
   if (STAGE == 3u) {
-    const uint len = kBuckets * tiles;
     for (uint r = gl_WorkGroupID.x; r < rows; r += P.head.w) {
-      const uint c = counts_at() + r * len;
+      const uint c = totals_at(shift) + r * chunks;
       uint carry = 0u;
-      for (uint base = 0u; base < len; base += 256u) {
+      for (uint base = 0u; base < chunks; base += 256u) {
         const uint e = base + t;
-        const uint v = e < len ? ws.w[c + e] : 0u;
+        const uint v = e < chunks ? ws.w[c + e] : 0u;
         uint total;
         const uint before = exclusive_scan(v, total);
-        if (e < len) ws.w[c + e] = carry + before;
+        if (e < chunks) ws.w[c + e] = carry + before;
         carry += total;
+      }
+    }
+    return;
+  }
+  if (STAGE == 4u) {
+    const uint len = kBuckets * tiles, per = 16u;  // 4096 counts a chunk, 16 an invocation
+    for (uint b = gl_WorkGroupID.x; b < rows * chunks; b += P.head.w) {
+      const uint r = b / chunks, chunk = b % chunks;
+      const uint c = counts_at() + r * len, first = chunk * 4096u + t * per;
+      uint v[16];
+      uint sum = 0u;
+      for (uint i = 0u; i < per; ++i) {
+        v[i] = first + i < len ? ws.w[c + first + i] : 0u;
+        sum += v[i];
+      }
+      uint total;
+      uint at = ws.w[totals_at(shift) + r * chunks + chunk] + exclusive_scan(sum, total);
+      for (uint i = 0u; i < per; ++i) {
+        if (first + i < len) ws.w[c + first + i] = at;
+        at += v[i];
       }
     }
     return;
@@ -105,11 +135,15 @@ void main() {
         if (j < row_len) atomicAdd(rank[digit_of(load_key(src, base + j), shift)], 1u);
       }
       barrier();
-      if (t < kBuckets) ws.w[counts_at() + (r * kBuckets + t) * tiles + tile] = rank[t];
+      if (t < kBuckets) {
+        const uint at = t * tiles + tile;  // the entry's place in the row's counts
+        ws.w[counts_at() + r * kBuckets * tiles + at] = rank[t];
+        if (rank[t] != 0u) atomicAdd(ws.w[totals_at(shift) + r * chunks + at / 4096u], rank[t]);
+      }
       barrier();
       continue;
     }
-    // STAGE 4: scatter.
+    // STAGE 5: scatter.
     const uint first = tile * kTile + t * kItems;
     for (uint d = 0u; d < kBuckets; ++d) rank[d * 256u + t] = 0u;
     for (uint i = 0u; i < kItems; ++i)

@@ -261,7 +261,8 @@ def flushed_case(case, header):
 def listed_difference(case, device, table):
     for entry in table:
         op, devices, matches, _ = entry
-        if case["op"] == op and (devices == "*" or device in devices) and matches(case):
+        named = case["op"] in op if isinstance(op, frozenset) else case["op"] == op
+        if named and (devices == "*" or device in devices) and matches(case):
             return entry
     return None
 
@@ -334,8 +335,8 @@ def main():
         print(f"  … {len(failures) - len(shown)} more (--all-failures)")
     for entry in KNOWN_DIFFERENCES + DELIBERATE_DIFFERENCES:
         if id(entry) not in seen_known and (entry[1] == "*" or args.device in entry[1]):
-            print(f"  listed difference not seen (remove it from the list?): {entry[0]}: "
-                  f"{entry[3]}")
+            ops = ", ".join(sorted(entry[0])) if isinstance(entry[0], frozenset) else entry[0]
+            print(f"  listed difference not seen (remove it from the list?): {ops}: {entry[3]}")
     refused = counts["refused-agree"] + counts["refused-documented"]
     flushed = counts["pass-flushed"]
     flushed = f" (+{flushed} with subnormals flushed, as the device may)" if flushed else ""

@@ -3,6 +3,8 @@ names what it matches and why it is there; the driver reports entries that match
 so the lists stay true.
 """
 
+import torch
+
 from torch_diff_gen import TensorIn
 
 # ---- capability-driven widenings: nbx's result dtype may be wider than PyTorch's ----
@@ -38,6 +40,9 @@ DOCUMENTED_REFUSALS = [
     ({"addcmul"}, "InvalidArgument", "without overflow",
      "a value that does not fit the integer dtype is refused, as PyTorch's CPU refuses it (its "
      "CUDA kernel converts it unchecked)"),
+    ({"addmm", "baddbmm", "addmv"}, "InvalidArgument", "does not broadcast",
+     "an input that does not broadcast to the product is refused even with beta = 0, as "
+     "PyTorch's CPU (2.11's CUDA addmm skips the check when beta is 0)"),
     ({"floor_divide", "remainder"}, "DeviceFault", "division by zero",
      "integer division by zero faults on every nbx device (PyTorch raises on the CPU only; "
      "on CUDA it returns undefined values)"),
@@ -49,9 +54,16 @@ DOCUMENTED_REFUSALS = [
 KNOWN_DIFFERENCES = [
 ]
 
+# The sort family's ops (torch_diff_ops_sort.py), for entries that hold for all of them.
+SORTED_OPS = frozenset({"sort", "argsort", "msort", "topk", "kthvalue", "median_dim",
+                        "nanmedian_dim", "median_all", "nanmedian_all"})
+
 # ---- deliberate differences: PyTorch's answer is an artefact nbx does not copy ----
 # (op, devices, matches(case), what differs and why)
 DELIBERATE_DIFFERENCES = [
+    (SORTED_OPS, "*", lambda c: bfloat16_negative_nan(c),
+     "a bfloat16 NaN with its sign bit set (0xffff) sorts last, as every NaN (PyTorch's CPU, "
+     "its documentation); 2.11's CUDA sort orders bfloat16 by raw bits and puts it first"),
     ("topk", "*", lambda c: c["inputs"][0].build("cpu").dim() == 0 and c["attrs"]["k"] == 0,
      "topk of a 0-d tensor with k = 0: 2.11's CUDA returns an uninitialised 0-d tensor; nbx "
      "returns the element, as PyTorch's CPU"),
@@ -82,6 +94,13 @@ def out_of_range_index(case):
     size = t.base.numel() if dim is None else t.build("cpu").shape[dim]
     idx = i.base
     return bool(((idx < -size) | (idx >= size)).any()) if idx.numel() else False
+
+
+def bfloat16_negative_nan(case):
+    """A bfloat16 operand holding a NaN with its sign bit set."""
+    return any(isinstance(v, TensorIn) and v.base.dtype == torch.bfloat16 and
+               bool((v.base.isnan() & (v.base.view(torch.int16) < 0)).any())
+               for v in case["inputs"])
 
 
 def has_infinity(case):

@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "core/ops/explain.hpp"
 #include "nbx/nbx.hpp"
 #include "tests/unit/present_devices.hpp"
 
@@ -170,5 +173,35 @@ TEST_CASE("quantile and nanquantile interpolate as PyTorch") {
     CHECK_THROWS_AS(ops::quantile(x, Tensor::from_host(std::vector<double>{0.5}, {1}, d)),
                     InvalidArgument);
     CHECK_THROWS_AS(ops::quantile(Tensor::empty({0}, DType::kFloat32, d), 0.5), InvalidArgument);
+  }
+}
+
+TEST_CASE("rows beyond the radix workspace budget are sorted in groups, with the same result") {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> u(-50, 50);
+  F v(6 * 5 * 4500);
+  for (float& x : v) x = float(u(rng)) / 2;
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    // [6, 5, 4500] sorted along dim 2 (30 rows of the radix variant), and the same rows as a
+    // transposed view sorted along dim 0.
+    const Tensor x = Tensor::from_host(v, {6, 5, 4500}, d);
+    const ops::ValuesAndIndices whole = ops::sort(x, 2);
+    const ops::ValuesAndIndices whole_t = ops::sort(x.permute({2, 0, 1}), 0);
+    // Room for 4 rows a launch: 8 launches along dim 0 of 6 … then within each slice.
+    setenv("NBX_SORT_WORKSPACE_BYTES", std::to_string(4 * 4 * 4 * 4600).c_str(), 1);
+    const ops::OpExplanation plan =
+        ops::explain("sort", {DType::kFloat32}, {{30, 4500}},
+                     {d.capabilities(), d.str(), d.display_name(), &d.context().backend_device()});
+    const ops::ValuesAndIndices parts = ops::sort(x, 2);
+    const ops::ValuesAndIndices parts_t = ops::sort(x.permute({2, 0, 1}), 0);
+    unsetenv("NBX_SORT_WORKSPACE_BYTES");
+    CHECK(parts.indices.to_host<std::int64_t>() == whole.indices.to_host<std::int64_t>());
+    CHECK(parts.values.to_host<float>() == whole.values.to_host<float>());
+    CHECK(parts_t.indices.to_host<std::int64_t>() == whole_t.indices.to_host<std::int64_t>());
+    CHECK(plan.kernel.find("sort.radix") != std::string::npos);
+    bool chunked = false;
+    for (const ops::PlanChoice& c : plan.choices) chunked |= c.what == "chunks";
+    CHECK(chunked);
   }
 }
