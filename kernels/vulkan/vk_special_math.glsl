@@ -266,6 +266,10 @@ float nbx_lgamma_pos(float x) {
 // Below 0 by reflection, lgamma(x) = log(pi) - log|x| - log|sin(pi x)| - lgamma(-x), -x exact.
 float nbx_lgamma(float x) {
   if (isnan(x)) return x;
+  // Below the smallest normal, lgamma(x) = -log|x| to far below an ulp. First, so that a driver
+  // flushing subnormals in some instructions and not others (NVIDIA's: x <= 0 held while
+  // floor(x) was -1) cannot send a subnormal down the reflection to inf - inf = NaN.
+  if (abs(x) < 1.17549435e-38) return -nbx_log(abs(x));
   if (isinf(x) || (x <= 0.0 && x == floor(x))) return kInf;
   if (x > 0.0) return nbx_lgamma_pos(x);
   return 1.14472988584940017 - nbx_log(-x) - nbx_log(abs(nbx_sinpi(x))) - nbx_lgamma_pos(-x);

@@ -279,6 +279,8 @@ double nbx_lgamma_pos(double x) {
 
 double nbx_lgamma(double x) {
   if (isnan(x)) return x;
+  // Below the smallest normal: -log|x| (as the float32 form; a flushing driver stays consistent).
+  if (abs(x) < 2.2250738585072014e-308LF) return -nbx_log_d(abs(x));
   if (isinf(x) || (x <= 0.0LF && x == floor(x))) return double(kInf);
   if (x > 0.0LF) return nbx_lgamma_pos(x);
   return 1.14472988584940017414LF - nbx_log_d(-x) - nbx_log_d(abs(nbx_sinpi(x))) -
