@@ -36,11 +36,20 @@ void explain_sort(const OpEntry& entry, const ExplainCall& call, OpExplanation& 
       op == "sort" || op == "argsort" || op == "msort" ? "the sorted rows"
       : op == "topk"     ? "the first k of each row sorted descending (largest) or ascending"
       : op == "kthvalue" ? "element k - 1 of each row sorted ascending"
+      : op == "mode"
+          ? "the runs of equal values (starts, their running maximum by cummax); the first "
+            "longest run's end gathered"
+      : op == "unique"
+          ? "the flattened input sorted; run starts compacted by a stable sort of their flags "
+            "(one host read: the count), values, counts and inverse gathered"
       : op == "median" || op == "nanmedian"
           ? "the lower median's position, from each row's NaN count, gathered (gather family)"
           : "ranks q · (n - 1) from each row's NaN count, the elements below and above "
             "gathered and interpolated (elementwise lerp)";
-  choices.push_back({"result", what, "", "", "a composition on the device; nothing is read back."});
+  choices.push_back({"result", what, "", "",
+                     op == "unique" ? "a composition on the device; the number of distinct "
+                                      "values is read back once (the output's size)."
+                                    : "a composition on the device; nothing is read back."});
   out.output = std::string(dtype_name(t)) + " values and int64 indices";
   if (quantiles) out.output = std::string(dtype_name(t)) + " quantiles";
   std::string text = "sort (" + std::to_string(p.rows) + (p.rows == 1 ? " row of " : " rows of ") +

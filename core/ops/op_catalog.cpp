@@ -329,8 +329,8 @@ void add_sort_ops(std::vector<OpEntry>& ops, const OpEntry& rows) {
   OpEntry e = rows;
   e.operand_names = "x (sorted along the last dim)";
   add_enum_family<abi::SortOp>(ops, "sort", detail::explain_sort, e);
-  for (const char* name :
-       {"argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile"}) {
+  for (const char* name : {"argsort", "msort", "topk", "kthvalue", "median", "nanmedian",
+                           "quantile", "nanquantile", "mode", "unique"}) {
     OpEntry c = ops.back();
     c.name = name;
     ops.push_back(std::move(c));

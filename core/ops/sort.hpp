@@ -47,6 +47,20 @@ Tensor median(const Tensor& x);
 ValuesAndIndices median(const Tensor& x, std::int64_t dim, bool keepdim = false);
 Tensor nanmedian(const Tensor& x);
 ValuesAndIndices nanmedian(const Tensor& x, std::int64_t dim, bool keepdim = false);
+// mode(x, dim, keepdim): the most frequent value along dim (the smallest among equally
+//   frequent ones; each NaN counts alone) and the index of its last occurrence, as PyTorch.
+ValuesAndIndices mode(const Tensor& x, std::int64_t dim = -1, bool keepdim = false);
+// unique(x): the distinct values of the flattened x in ascending order (PyTorch's sorted
+//   unique; -0 and +0 are one value, the first in order kept; every NaN distinct), with the
+//   inverse (x's shape: each element's place in values) and the counts where asked. Reads
+//   the number of distinct values to the host once (its size), as PyTorch does.
+struct UniqueResult {
+  Tensor values;
+  Tensor inverse;  // int64; undefined unless return_inverse
+  Tensor counts;   // int64; undefined unless return_counts
+};
+UniqueResult unique(const Tensor& x, bool sorted = true, bool return_inverse = false,
+                    bool return_counts = false);
 Tensor quantile(const Tensor& x, double q, std::optional<std::int64_t> dim = {},
                 bool keepdim = false, std::string_view interpolation = "linear");
 Tensor quantile(const Tensor& x, const Tensor& q, std::optional<std::int64_t> dim = {},

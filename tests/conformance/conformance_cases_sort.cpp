@@ -1,13 +1,13 @@
 // The sort family and the ops composed on it × every dtype against the host: sort (ascending
 // and descending), argsort, msort, topk (largest and smallest), kthvalue, median and
-// nanmedian (along a dim and whole), quantile and nanquantile (every interpolation, scalar
-// and 1-d q). Values and indices are exact: the family is stable with position as the
-// second key on every backend, so ties (a grid of halves, ±0 among them) give the same
-// indices everywhere; sorted values are compared as bits too (a -0 must stay -0, a NaN's
-// payload must survive). NaN and ±inf are planted in float inputs. Sizes reach both variants
-// on every device: short rows that share a tile, rows at the largest tile (4096, and 2048 for
-// 8-byte keys in llvmpipe's 32 KB), rows past it (the radix variant, several of its 2048-element
-// tiles, a partial last tile), and one long row in full mode.
+// nanmedian (along a dim and whole), mode, unique (values, inverse, counts), quantile and
+// nanquantile (every interpolation, scalar and 1-d q). Values and indices are exact: the family is
+// stable with position as the second key on every backend, so ties (a grid of halves, ±0 among
+// them) give the same indices everywhere; sorted values are compared as bits too (a -0 must stay
+// -0, a NaN's payload must survive). NaN and ±inf are planted in float inputs. Sizes reach both
+// variants on every device: short rows that share a tile, rows at the largest tile (4096, and 2048
+// for 8-byte keys in llvmpipe's 32 KB), rows past it (the radix variant, several of its
+// 2048-element tiles, a partial last tile), and one long row in full mode.
 #include <cstdint>
 #include <string>
 
@@ -181,6 +181,36 @@ std::vector<FamilyCase> nanmedian_only(DType d, Rng& r, const Device& dev) {
   return median_cases(d, r, dev, true);
 }
 
+std::vector<FamilyCase> mode_cases(DType dtype, Rng& rng, const Device& dev) {
+  Cases a{dtype, rng, dev, {}};
+  const auto mode_of = [](std::int64_t dim, bool keepdim) -> Op {
+    return [=](const Tensor& x) { return with_bits(ops::mode(x, dim, keepdim)); };
+  };
+  a.add("rows", {14, 9}, kNone, mode_of(-1, false));
+  a.add("dim0-keepdim", {30, 4}, kNone, mode_of(0, true));
+  a.add("transposed", {8, 11}, kTranspose01, mode_of(-1, false));
+  a.add("radix", {3, 5000}, kNone, mode_of(-1, false));
+  a.add("0-d", {}, kNone, mode_of(0, false));
+  a.add("empty-dim", {0, 3}, kNone, mode_of(0, false));  // rejected
+  return std::move(a.cases);
+}
+
+std::vector<FamilyCase> unique_cases(DType dtype, Rng& rng, const Device& dev) {
+  Cases a{dtype, rng, dev, {}};
+  const Op all = [](const Tensor& x) {
+    const ops::UniqueResult u = ops::unique(x, true, true, true);
+    return Outputs{u.values, bits_of(u.values), u.inverse, u.counts};
+  };
+  a.add("2-d", {12, 10}, kNone, all);
+  a.add("transposed", {9, 7}, kTranspose01, all);
+  a.add("general-values", {200}, kNone, all, /*ties=*/false);
+  a.add("radix", {6000}, kNone, all);
+  a.add("0-d", {}, kNone, all);
+  a.add("empty", {0, 4}, kNone, all);
+  a.add("values-only", {40}, kNone, [](const Tensor& x) { return Outputs{ops::unique(x).values}; });
+  return std::move(a.cases);
+}
+
 std::vector<FamilyCase> quantile_cases(DType dtype, Rng& rng, const Device& dev, bool nan) {
   Cases a{dtype, rng, dev, {}};
   const auto q_of = [nan](double q, std::optional<std::int64_t> dim, bool keepdim,
@@ -230,6 +260,8 @@ std::span<const FamilySpec> sort_specs() {
       {"kthvalue", "sort", true, kthvalue_cases},
       {"median", "sort", true, median_only},
       {"nanmedian", "sort", true, nanmedian_only},
+      {"mode", "sort", true, mode_cases},
+      {"unique", "sort", true, unique_cases},
       // Interpolated: lerp rounds in the dtype on each device.
       {"quantile", "sort", false, quantile_only},
       {"nanquantile", "sort", false, nanquantile_only},

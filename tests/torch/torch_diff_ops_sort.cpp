@@ -51,6 +51,12 @@ const std::map<std::string, OpCall>& sort_op_table() {
        [](A a, D) { return both(ops::nanmedian(a.t(0), a.integer("dim"), a.flag("keepdim"))); }},
       {"median_all", [](A a, D) -> Outputs { return {ops::median(a.t(0))}; }},
       {"nanmedian_all", [](A a, D) -> Outputs { return {ops::nanmedian(a.t(0))}; }},
+      {"mode", [](A a, D) { return both(ops::mode(a.t(0), a.integer("dim"), a.flag("keepdim"))); }},
+      {"unique",
+       [](A a, D) -> Outputs {
+         const ops::UniqueResult u = ops::unique(a.t(0), true, true, true);
+         return {u.values, u.inverse, u.counts};
+       }},
       {"quantile", quantiles<ops::quantile, ops::quantile>},
       {"nanquantile", quantiles<ops::nanquantile, ops::nanquantile>},
   };

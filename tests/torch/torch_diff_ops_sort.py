@@ -141,3 +141,48 @@ op("nanmedian_all", lambda g: ([g.tensor(g.shape(), g.pick(FLOATS), "ties")], {}
    lambda x, a: torch.nanmedian(x[0]), EXACT, 15)
 op("quantile", gen_quantile, torch_quantile(False), INTERPOLATED, 30)
 op("nanquantile", gen_quantile, torch_quantile(True), INTERPOLATED, 30)
+
+
+def gen_mode(g):
+    x, a = sort_gen(g, keepdim=True)
+    del a["descending"]
+    return x, a
+
+
+def torch_mode(x, a):
+    """PyTorch's mode value; its index (the last occurrence of the value) recomputed from the
+    stable sort, as nbx's rule names it — PyTorch's CUDA returns any occurrence."""
+    t, dim, keepdim = x[0].contiguous(), a["dim"], a["keepdim"]
+    v = torch.mode(t, dim=dim, keepdim=keepdim).values
+    rows = t if t.dim() else t.reshape(1)
+    d = dim % rows.dim() if t.dim() else 0
+    sv, si = stable(rows, d)
+    vk = v if keepdim or t.dim() == 0 else v.unsqueeze(d)
+    vk = vk.reshape([1] * rows.dim()) if t.dim() == 0 else vk
+    # the last sorted position holding the mode value
+    hit = (sv == vk) | (sv.isnan() & vk.isnan() if sv.is_floating_point() else sv != sv)
+    n = rows.shape[d]
+    pos = torch.where(hit, torch.arange(n, device=t.device).view([-1 if k == d else 1
+                      for k in range(rows.dim())]), torch.full_like(si, -1)).amax(d, keepdim=True)
+    idx = torch.gather(si, d, pos)
+    if t.dim() == 0: return v, idx.reshape(())
+    return v, idx if keepdim else idx.squeeze(d)
+
+
+def gen_unique(g):
+    s = g.shape(max_numel=400)
+    return [g.tensor(s, g.pick(ALL), "ties_no_nan")], {}
+
+
+def torch_unique(x, a):
+    """float16/bfloat16 through float32: 1.13's CPU has no float16 unique and its bfloat16 one
+    tells -0 from +0 (README: 1.13 vs 2.x)."""
+    t = x[0]
+    half = t.dtype in (torch.float16, torch.bfloat16)
+    v, inv, cnt = torch.unique(t.float() if half else t, sorted=True, return_inverse=True,
+                               return_counts=True)
+    return (v.to(t.dtype) if half else v), inv, cnt
+
+
+op("mode", gen_mode, torch_mode, EXACT, 25)
+op("unique", gen_unique, torch_unique, EXACT, 25)

@@ -253,7 +253,9 @@ TEST_CASE("the catalog's names are the union of the op tables") {
                         {"median", abi::kSort_sort},
                         {"nanmedian", abi::kSort_sort},
                         {"quantile", abi::kSort_sort},
-                        {"nanquantile", abi::kSort_sort}});
+                        {"nanquantile", abi::kSort_sort},
+                        {"mode", abi::kSort_sort},
+                        {"unique", abi::kSort_sort}});
   expect_codes("gather", {{"index_select", abi::kGather_index_select},
                           {"gather", abi::kGather_gather},
                           {"take_along_dim", abi::kGather_take_along_dim},

@@ -205,3 +205,43 @@ TEST_CASE("rows beyond the radix workspace budget are sorted in groups, with the
     CHECK(chunked);
   }
 }
+
+TEST_CASE("mode and unique find the runs of equal values as PyTorch") {
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    // 1 and 3 both three times: the smaller wins, at its last occurrence (index 5).
+    const ops::ValuesAndIndices m = ops::mode(Tensor::from_host(I64{3, 1, 3, 2, 1, 1, 3}, {7}, d));
+    CHECK(m.values.item().to_int() == 1);
+    CHECK(m.indices.item().to_int() == 5);
+    const ops::ValuesAndIndices r =
+        ops::mode(Tensor::from_host(F{1, 2, 2, 1, 5, 5, 7, 7}, {2, 4}, d), 1, /*keepdim=*/true);
+    CHECK(r.values.shape() == Shape{2, 1});
+    CHECK(r.values.to_host<float>() == F{1, 5});
+    CHECK(r.indices.to_host<std::int64_t>() == I64{3, 1});
+    // Each NaN counts alone: [1, NaN, NaN, 2] has four runs of one; the smallest value wins.
+    const ops::ValuesAndIndices n = ops::mode(Tensor::from_host(F{1, kNaN, kNaN, 2}, {4}, d));
+    CHECK(n.values.item().to_double() == 1.0);
+    CHECK(n.indices.item().to_int() == 0);
+    CHECK_THROWS_AS(ops::mode(Tensor::empty({0, 3}, DType::kFloat32, d), 0), InvalidArgument);
+
+    const ops::UniqueResult u =
+        ops::unique(Tensor::from_host(I64{3, 1, 3, 2, 1}, {5}, d), true, true, true);
+    CHECK(u.values.to_host<std::int64_t>() == I64{1, 2, 3});
+    CHECK(u.inverse.to_host<std::int64_t>() == I64{2, 0, 2, 1, 0});
+    CHECK(u.counts.to_host<std::int64_t>() == I64{2, 1, 2});
+    // -0 and +0 are one value (the first, -0, kept); a 2-d input's inverse keeps its shape.
+    const ops::UniqueResult z =
+        ops::unique(Tensor::from_host(F{-0.0f, 1, 0.0f, 1}, {2, 2}, d), true, true, true);
+    CHECK(same_bits(z.values.to_host<float>(), F{-0.0f, 1}));
+    CHECK(z.inverse.shape() == Shape{2, 2});
+    CHECK(z.inverse.to_host<std::int64_t>() == I64{0, 1, 0, 1});
+    CHECK(z.counts.to_host<std::int64_t>() == I64{2, 2});
+    const ops::UniqueResult e = ops::unique(Tensor::empty({0}, DType::kInt32, d), true, true, true);
+    CHECK(e.values.shape() == Shape{0});
+    CHECK(e.counts.shape() == Shape{0});
+    const ops::UniqueResult one = ops::unique(Tensor::from_host(I64{5}, {}, d), true, true, true);
+    CHECK(one.values.shape() == Shape{1});
+    CHECK(one.inverse.shape() == Shape{});
+    CHECK(one.counts.to_host<std::int64_t>() == I64{1});
+  }
+}
