@@ -5,7 +5,9 @@
 // order — the hazard tracker puts a barrier between dispatches that share the workspace.
 // BackendDevice::launch validated the block (core/families/sort_family.cpp).
 #include <algorithm>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "backends/vulkan/vk_dispatch.hpp"
@@ -98,6 +100,20 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                   {launch.buffers[2].memory, false},
                                   {launch.buffers[3].memory, true}};
   const std::uint32_t item = std::uint32_t(dtype_size(t));
+  // One dispatch of `module` over `wanted` workgroups (at most max_groups: the shaders loop).
+  const auto record = [&](std::string_view module, std::span<const std::uint32_t> spec,
+                          std::uint64_t wanted) {
+    const std::uint64_t groups = std::clamp<std::uint64_t>(wanted, 1, max_groups);
+    g.head[3] = std::uint32_t(groups);
+    Dispatch d;
+    d.module = module;
+    d.spec = spec;
+    d.params = &g;
+    d.param_bytes = sizeof g;
+    d.buffers = bufs;
+    d.groups[0] = std::uint32_t(groups);
+    dev.record(d);
+  };
 
   if (p.variant == abi::kSortRows) {
     const std::int64_t smem = p.tile * (4 * std::int64_t(key_words) + 4);
@@ -110,22 +126,12 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     while ((std::int64_t(1) << shift) < p.segment) ++shift;
     const std::uint32_t wg = dev.workgroup_size();
     const std::uint64_t per_group = std::uint64_t(p.tile >> shift);
-    const std::uint64_t groups =
-        std::min<std::uint64_t>((std::uint64_t(p.rows) + per_group - 1) / per_group, max_groups);
-    g.head[3] = std::uint32_t(groups);
     g.misc[0] = std::uint32_t(p.segment);
     g.misc[1] = std::uint32_t(shift);
     g.misc[2] = std::uint32_t(p.tile);
     const std::uint32_t spec[] = {wg, item, std::uint32_t(p.tile), key_words,
                                   std::uint32_t(p.tile) * key_words};
-    Dispatch d;
-    d.module = "sort_rows";
-    d.spec = spec;
-    d.params = &g;
-    d.param_bytes = sizeof g;
-    d.buffers = bufs;
-    d.groups[0] = std::uint32_t(groups);
-    dev.record(d);
+    record("sort_rows", spec, (std::uint64_t(p.rows) + per_group - 1) / per_group);
     return;
   }
 
@@ -136,17 +142,8 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
   g.misc[0] = std::uint32_t(tiles);
   g.misc[3] = std::uint32_t(chunks);
   const auto dispatch = [&](std::uint32_t stage, std::uint64_t wanted) {
-    const std::uint64_t groups = std::clamp<std::uint64_t>(wanted, 1, max_groups);
-    g.head[3] = std::uint32_t(groups);
     const std::uint32_t spec[] = {kRadixGroupSize, item, stage, key_words};
-    Dispatch d;
-    d.module = "sort_radix";
-    d.spec = spec;
-    d.params = &g;
-    d.param_bytes = sizeof g;
-    d.buffers = bufs;
-    d.groups[0] = std::uint32_t(groups);
-    dev.record(d);
+    record("sort_radix", spec, wanted);
   };
   const std::uint64_t element_groups = (std::uint64_t(n) + kRadixGroupSize - 1) / kRadixGroupSize;
   dispatch(1, element_groups);

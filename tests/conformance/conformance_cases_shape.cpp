@@ -39,12 +39,6 @@ struct Operand {
   std::optional<DType> dtype = {};  // another dtype (bounded values); the cell's otherwise
 };
 
-Tensor general_values(Rng& rng, DType t, const Shape& shape) {
-  if (numel(shape) == 0) return Tensor::empty(shape, t);
-  const std::vector<std::byte> b = draw_values(rng, t, ValueKind::kGeneral, numel(shape));
-  return Tensor::from_host(b.data(), shape, t);
-}
-
 struct Cases {
   DType dtype;
   Rng& rng;

@@ -34,13 +34,6 @@ Tensor tied_values(Rng& rng, DType t, const Shape& shape) {
   return x;
 }
 
-// Mixed magnitudes and specials of the dtype (few ties): the general elementwise values.
-Tensor general_values(Rng& rng, DType t, const Shape& shape) {
-  if (numel(shape) == 0) return Tensor::empty(shape, t);
-  const std::vector<std::byte> b = draw_values(rng, t, ValueKind::kGeneral, numel(shape));
-  return Tensor::from_host(b.data(), shape, t);
-}
-
 struct Cases {
   DType dtype;
   Rng& rng;

@@ -99,6 +99,9 @@ void add_operand(FamilyCase& c, const Tensor& host, const Device& device,
 // generator forked from `rng` now, so the values are the same with and without --quick.
 void defer_operands(FamilyCase& c, Rng& rng, std::function<void(FamilyCase&, Rng&)> operands);
 
+// The elementwise suite's general values of the dtype (mixed magnitudes, ±0, NaN, ±inf,
+// extremes; few ties), as a host tensor.
+Tensor general_values(Rng& rng, DType t, const Shape& shape);
 // The elements' bits, row-major, as a host tensor of the integer type of their size: results
 // that copy elements (gather, sort) are compared as bits too (compare_buffers holds -0 equal
 // to +0 and any NaN equal to any NaN).

@@ -238,6 +238,12 @@ Tensor tensor_of(const std::vector<double>& values, const Shape& shape, DType dt
   return Tensor::from_host(values, shape, host_device()).to(dtype);
 }
 
+Tensor general_values(Rng& rng, DType t, const Shape& shape) {
+  if (numel(shape) == 0) return Tensor::empty(shape, t);
+  const std::vector<std::byte> b = draw_values(rng, t, ValueKind::kGeneral, numel(shape));
+  return Tensor::from_host(b.data(), shape, t);
+}
+
 DType bits_dtype(DType t) {
   switch (dtype_size(t)) {
     case 1:
