@@ -7,6 +7,8 @@
 #include <string>
 
 #include "core/ops/index.hpp"
+#include "core/ops/index_write.hpp"
+#include "core/ops/shape.hpp"
 
 namespace nbx::bench {
 namespace {
@@ -48,6 +50,29 @@ std::vector<BenchResult> with_index_cases(std::vector<BenchResult> results, cons
     run("gather_f32", std::to_string(half) + "x" + std::to_string(cols),
         2.0 * double(half * cols) * 4 + double(half * cols) * 8,
         [&] { return ops::gather(x, 1, idx); });
+  }
+  {
+    // scatter_add of half·cols elements into as many destinations, indices uniform (about
+    // 1/e of the destinations take none, some several): the clone of self, then one
+    // read-modify-write per source element.
+    const std::int64_t n = half * cols;
+    const Tensor self = random_tensor(device, {n}, DType::kFloat32, 26);
+    const Tensor src = random_tensor(device, {n}, DType::kFloat32, 27);
+    const Tensor idx = random_indices(device, {n}, n, 28);
+    run("scatter_add_f32", std::to_string(n), double(n) * (4 * 2 + 4 + 8 + 4 * 2),
+        [&] { return ops::scatter_add(self, 0, idx, src); });
+    const Tensor rows_idx = random_indices(device, {half}, half, 29);
+    run("index_add_f32", std::to_string(half) + "x" + std::to_string(cols),
+        double(n) * (4 * 2 + 4 + 4 * 2) + double(half) * 8,
+        [&] { return ops::index_add(x, 0, rows_idx, x); });
+  }
+  {
+    // cat of 8 tensors along dim 0 into one of half x cols.
+    std::vector<Tensor> parts;
+    for (int k = 0; k < 8; ++k)
+      parts.push_back(random_tensor(device, {half / 8, cols}, DType::kFloat32, 30 + unsigned(k)));
+    run("cat8_f32", "8x" + std::to_string(half / 8) + "x" + std::to_string(cols),
+        2.0 * double(half * cols) * 4, [&] { return ops::cat(parts, 0); });
   }
   return results;
 }

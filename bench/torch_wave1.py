@@ -104,7 +104,20 @@ def main():
     idx = torch.randint(0, cols, (half, cols), device="cuda", generator=g)
     index_case("gather_f32", f"{half}x{cols}", 2 * half * cols * 4 + half * cols * 8,
                lambda: torch.gather(x, 1, idx))
-    del x, idx
+    n = half * cols
+    dst = random_nonzero((n,), torch.float32, 26)
+    src = random_nonzero((n,), torch.float32, 27)
+    idx = torch.randint(0, n, (n,), device="cuda", generator=g)
+    index_case("scatter_add_f32", f"{n}", n * (4 * 2 + 4 + 8 + 4 * 2),
+               lambda: torch.scatter_add(dst, 0, idx, src))
+    del dst, src
+    idx = torch.randint(0, half, (half,), device="cuda", generator=g)
+    index_case("index_add_f32", f"{half}x{cols}", n * (4 * 2 + 4 + 4 * 2) + half * 8,
+               lambda: torch.index_add(x, 0, idx, x))
+    parts = [random_nonzero((half // 8, cols), torch.float32, 30 + k) for k in range(8)]
+    index_case("cat8_f32", f"8x{half // 8}x{cols}", 2 * half * cols * 4,
+               lambda: torch.cat(parts, 0))
+    del x, idx, parts
 
     # Sorts (bench/bench_sort.hpp): keys read once, values and int64 indices written once.
     def sort_case(name, x, out_elements, fn):

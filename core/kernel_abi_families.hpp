@@ -217,8 +217,19 @@ enum GatherOp : std::int32_t {
   kGather_take = 4,
 };
 enum GatherVariant : std::int32_t {
-  kGatherStrided = 0,  // one output element per thread, any strides
+  kGatherStrided = 0,  // element by element, any strides
+  // Rows of the last dim, n = sizes[ndim - 1] elements, where the output and the input run
+  // along it with stride 1 and the index does not vary along it (index stride 0; n = 1
+  // needs no strides): output row r is one contiguous copy of the input row its one index
+  // picks. A bad index faults with the position of the row's first element
+  // (Σ ck · index_positions[k], c_{ndim-1} = 0) and leaves the whole row as it was. Rows hold
+  // at most kGatherRowsMaxLen elements. CUDA/HIP: a group of up to 32 threads per row (per
+  // slice of 8 copy units a thread, for long rows), several a block, the index read and
+  // checked once per group, copying in the widest of 16/8/4/2/1-byte units that divides the
+  // row's bytes and every row start (buffer address + offset · itemsize).
+  kGatherRows = 1,
 };
+inline constexpr std::int64_t kGatherRowsMaxLen = std::int64_t(1) << 28;  // 2^31 bytes at 8
 struct GatherParams {
   std::int32_t op;  // GatherOp
   std::int32_t dtype;
@@ -313,6 +324,113 @@ struct SortParams {
   std::int64_t indices_offset;
   std::int64_t indices_outer_strides[kMaxDims];
   std::int64_t indices_row_stride;
+};
+
+// ---- "scatter": index writes (scatter, index_add/copy/fill, index_put, compactions) ----
+// An iteration space of `numel` elements (`sizes`, row-major): element c writes out element
+// out_offset + Σ c_k·out_strides[k] + i·index_scale, where i is the index read at
+// index_offset + Σ c_k·index_strides[k] (checked against [0, bound), negatives wrapped once
+// first when wrap_negative), combined by `reduce` with the source element at
+// src_offset + Σ c_k·src_strides[k] (all source strides 0: one scalar value). out and src
+// share `dtype` (the wrapper converts). A bad index is a fault (position: Σ c_k·
+// index_positions[k]) and nothing is written for it.
+enum ScatterOp : std::int32_t {
+  kScatter_scatter = 0,
+  kScatter_scatter_add = 1,
+  kScatter_scatter_reduce = 2,
+  kScatter_index_add = 3,
+  kScatter_index_copy = 4,
+  kScatter_index_fill = 5,
+  kScatter_index_put = 6,
+  kScatter_masked_select = 7,
+  kScatter_nonzero = 8,
+  kScatter_one_hot = 9,
+  kScatter_bincount = 10,
+};
+// How a source element combines with the destination: assign (a duplicate destination
+// takes one of its writes: any in kScatterAtomic, the last in iteration order in
+// kScatterSorted), add (bool: or), mul (bool: and), max, min (floats: NaN wins, as PyTorch's
+// CPU kernels; integers exact).
+enum ScatterReduce : std::int32_t {
+  kScatterAssign = 0,
+  kScatterAdd = 1,
+  kScatterMul = 2,
+  kScatterMax = 3,
+  kScatterMin = 4,
+};
+enum ScatterVariant : std::int32_t {
+  // One thread per iteration element, an atomic read-modify-write per destination element
+  // (compare-and-swap on the element or its enclosing 32-bit word where no native atomic
+  // exists). Float add and mul are not deterministic in order.
+  kScatterAtomic = 0,
+  // The deterministic pass: buffers [2] keys and [3] order hold the relative destination
+  // offsets of the iteration elements sorted stably (int64, contiguous, `numel` each) and the
+  // iteration element each came from. Sorted position j starts a segment when j = 0 or its key
+  // differs from key j-1; the segment's first thread folds its run, in order, into the
+  // destination element out_offset + key and writes it once (out_strides and index_scale are
+  // unused: the keys hold the whole offset). Keys at index_offset, order at key_offset. A key
+  // outside [0, bound) or an order entry outside [0, numel) is a fault; nothing is written
+  // for it.
+  kScatterSorted = 1,
+  // The keys pass: buffer [0] is an int64 array receiving, at key_offset + e for iteration
+  // element e, (accumulate_keys ? its key already there : 0) + Σ c_k·out_strides[k] +
+  // i·index_scale, or -1 for a bad index (a fault) or a key already -1. No element of the
+  // destination is touched; dtype is the int64 code.
+  kScatterKeys = 2,
+};
+// Buffers: [0] out (kScatterKeys: the keys), [1] src, [2] index (kScatterSorted: sorted
+// keys), [3] order (kScatterSorted; otherwise any buffer, unread).
+struct ScatterParams {
+  std::int32_t op;           // ScatterOp (names the fault)
+  std::int32_t variant;      // ScatterVariant
+  std::int32_t reduce;       // ScatterReduce (kScatterKeys: ignored)
+  std::int32_t dtype;        // out's and src's dtype (kScatterKeys: int64)
+  std::int32_t index_dtype;  // int32 or int64 (kScatterSorted: int64)
+  std::int32_t ndim;
+  std::int32_t wrap_negative;
+  std::int32_t accumulate_keys;  // kScatterKeys
+  std::int64_t numel;
+  std::int64_t bound;        // indices (kScatterSorted: keys) lie in [0, bound)
+  std::int64_t index_scale;  // destination elements per index step
+  std::int64_t key_offset;   // kScatterKeys: where key 0 is written in buffer [0];
+                             // kScatterSorted: where order 0 is read in buffer [3]
+  std::int64_t sizes[kMaxDims];
+  std::int64_t out_offset;
+  std::int64_t out_strides[kMaxDims];
+  std::int64_t src_offset;
+  std::int64_t src_strides[kMaxDims];
+  std::int64_t index_offset;
+  std::int64_t index_strides[kMaxDims];
+  std::int64_t index_positions[kMaxDims];
+};
+
+// ---- "search": binary search of values in sorted rows (searchsorted, bucketize) ----
+// Value element c (`sizes`, row-major) is searched in the row starting at
+// seq_offset + Σ c_k·seq_strides[k], seq_len elements seq_stride apart, exactly as PyTorch's
+// loop: start = 0, end = seq_len; while start < end: mid = start + (end - start) / 2; go right
+// (start = mid + 1) when !(row[mid] >= v) (right: !(row[mid] > v)), else end = mid. The result
+// `start` is written as out_dtype (int32 or int64). Comparisons are the dtype's own (floats as
+// IEEE: NaN compares false, -0 = +0; half types through float32; integers exact).
+enum SearchOp : std::int32_t { kSearch_searchsorted = 0, kSearch_bucketize = 1 };
+enum SearchVariant : std::int32_t { kSearchBinary = 0 };
+// Buffers: [0] out, [1] the sorted sequence, [2] the values.
+struct SearchParams {
+  std::int32_t op;       // SearchOp
+  std::int32_t variant;  // SearchVariant
+  std::int32_t dtype;    // the sequence's and the values' dtype
+  std::int32_t out_dtype;
+  std::int32_t right;
+  std::int32_t ndim;
+  std::int64_t numel;
+  std::int64_t seq_len;
+  std::int64_t sizes[kMaxDims];
+  std::int64_t out_offset;
+  std::int64_t out_strides[kMaxDims];
+  std::int64_t values_offset;
+  std::int64_t values_strides[kMaxDims];
+  std::int64_t seq_offset;
+  std::int64_t seq_strides[kMaxDims];
+  std::int64_t seq_stride;
 };
 
 // ---- "timestamp" (diagnostic): the device clock into a uint64 slot ----

@@ -17,6 +17,8 @@ struct CoopmatShape {
 
 struct DeviceFeatures {
   bool fp64 = false, int64 = false, int16 = false, fp16 = false, int8 = false;
+  // shaderBufferInt64Atomics (with shaderInt64): 64-bit atomics on storage buffers (scatter).
+  bool int64_atomics = false;
   bool storage8 = false, storage16 = false;
   bool bf16_ext = false, coopmat_khr = false, coopmat_nv = false;
   bool subgroup_size_control = false, memory_budget = false, sm_builtins = false;

@@ -144,6 +144,7 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   f.device_type = base.deviceType;
   f.fp64 = chain.core.features.shaderFloat64;
   f.int64 = chain.core.features.shaderInt64;
+  f.int64_atomics = f.int64 && chain.v12.shaderBufferInt64Atomics;
   f.int16 = chain.core.features.shaderInt16;
   f.fp16 = chain.v12.shaderFloat16;
   f.int8 = chain.v12.shaderInt8;
@@ -261,6 +262,7 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   x["bf16"] = f.bf16_ext ? "emulated (VK_KHR_shader_bfloat16 present; glslc cannot emit it)"
                          : "emulated (16-bit words, float32 arithmetic; glslc has no bf16 type)";
   x["shader_int16"] = f.int16 ? "yes" : "no";
+  x["shader_int64_atomics"] = f.int64_atomics ? "yes" : "no";
   // Tests and users read these to know whether a subnormal may read or come out as zero.
   x["float32_subnormals"] =
       subnormals_text(f.denorm_preserve_f32, p12.shaderDenormFlushToZeroFloat32);
@@ -295,6 +297,7 @@ void fill_enabled_features(const PhysicalDeviceInfo& info, FeatureChain& c) {
   c.link(f.api_version, info.enable_extensions);
   c.core.features.shaderFloat64 = f.fp64;
   c.core.features.shaderInt64 = f.int64;
+  c.v12.shaderBufferInt64Atomics = f.int64_atomics;
   c.core.features.shaderInt16 = f.int16;
   c.v11.storageBuffer16BitAccess = f.storage16;
   c.v12.storageBuffer8BitAccess = f.storage8;

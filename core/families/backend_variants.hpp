@@ -32,8 +32,11 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
              : backend == BackendKind::kUnknown ? 0
                                                 : bit(abi::kElementwiseStrided);
     case KernelFamily::kFill:
-    case KernelFamily::kGather:
       return backend == BackendKind::kUnknown ? 0 : bit(0);
+    case KernelFamily::kGather:  // rows: gather_kernels.cu only
+      return gpu                                ? bit(abi::kGatherStrided) | bit(abi::kGatherRows)
+             : backend == BackendKind::kUnknown ? 0
+                                                : bit(abi::kGatherStrided);
     case KernelFamily::kReduce:
       return gpu                                ? bit(abi::kReduceGeneral) | bit(abi::kReduceRows)
              : backend == BackendKind::kUnknown ? 0
@@ -58,6 +61,12 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
                  ? bit(abi::kMatmulTiled) | bit(abi::kMatmulCoopMatrix)
              : backend == BackendKind::kUnknown ? 0
                                                 : bit(abi::kMatmulTiled);
+    case KernelFamily::kScatter:
+      return backend == BackendKind::kUnknown
+                 ? 0
+                 : bit(abi::kScatterAtomic) | bit(abi::kScatterSorted) | bit(abi::kScatterKeys);
+    case KernelFamily::kSearch:
+      return backend == BackendKind::kUnknown ? 0 : bit(abi::kSearchBinary);
     case KernelFamily::kSort:
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kSortRows) | bit(abi::kSortRadix);
     case KernelFamily::kTimestamp:

@@ -1,6 +1,9 @@
 // The gather family (abi::GatherParams): index_select, gather, take_along_dim, embedding
 // and take, each output element copying the input element its index picks; buffers [0] out,
-// [1] input, [2] index. Bad indices are device faults, decoded here.
+// [1] input, [2] index. Bad indices are device faults, decoded here. The strided variant
+// serves any block; the rows variant (CUDA/HIP) rows of the last dim that output and input
+// hold contiguously and the index does not vary along (embedding, index_select along a
+// leading dim).
 #include <string>
 
 #include "core/dtype.hpp"
@@ -16,7 +19,7 @@ std::string op_name(std::int32_t code) {
   return name_from_list("gather", kOpNames, code);
 }
 
-constexpr std::string_view kVariants[] = {"strided"};
+constexpr std::string_view kVariants[] = {"strided", "rows"};
 
 void validate(const abi::GatherParams& p, std::span<const KernelBuffer> buffers,
               const LaunchCheck& check) {
@@ -52,6 +55,25 @@ void validate(const abi::GatherParams& p, std::span<const KernelBuffer> buffers,
         .inside(buffers[1], p.dtype);
 }
 
+// The rows variant (gather_kernels.cu, abi::kGatherRows): output row r (the last dim) is one
+// contiguous copy of the input row one index picks, so the output and the input must run
+// along the last dim with stride 1 and the index must not vary along it; a row of one
+// element has no stride to speak of. Positions within a row are 32-bit in its kernel.
+std::string refusal(std::int32_t variant, const abi::GatherParams& p, int) {
+  if (variant != abi::kGatherRows) return {};
+  if (p.ndim < 1 || p.ndim > abi::kMaxDims || p.numel < 1) return "there is no row";
+  const int last = p.ndim - 1;
+  const std::int64_t n = p.sizes[last];
+  if (n > abi::kGatherRowsMaxLen)
+    return "rows of " + std::to_string(n) + " elements exceed the rows variant's " +
+           std::to_string(abi::kGatherRowsMaxLen);
+  if (n == 1) return {};
+  if (p.index_strides[last] != 0) return "the index varies along the last dim";
+  if (p.out_strides[last] != 1 || p.src_strides[last] != 1)
+    return "the output and the input do not run along the last dim with stride 1";
+  return {};
+}
+
 constexpr BufferRole kBuffers[] = {{"out", true}, {"input"}, {"index"}};
 
 std::string describe_fault(const abi::FaultRecord& r) {
@@ -73,7 +95,7 @@ extern const FamilySpec gather_family{KernelFamily::kGather,
                                       field_of<abi::GatherParams, &abi::GatherParams::variant>,
                                       op_name,
                                       validate_bytes<abi::GatherParams, validate>,
-                                      serves_all,
+                                      refusal_bytes<abi::GatherParams, refusal>,
                                       set_field<abi::GatherParams, &abi::GatherParams::variant>,
                                       describe_fault};
 

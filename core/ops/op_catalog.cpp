@@ -98,6 +98,44 @@ const char* op_name(abi::SortOp op) {
   return nullptr;
 }
 
+const char* op_name(abi::ScatterOp op) {
+  switch (op) {
+    case abi::kScatter_scatter:
+      return "scatter";
+    case abi::kScatter_scatter_add:
+      return "scatter_add";
+    case abi::kScatter_scatter_reduce:
+      return "scatter_reduce";
+    case abi::kScatter_index_add:
+      return "index_add";
+    case abi::kScatter_index_copy:
+      return "index_copy";
+    case abi::kScatter_index_fill:
+      return "index_fill";
+    case abi::kScatter_index_put:
+      return "index_put";
+    case abi::kScatter_masked_select:
+      return "masked_select";
+    case abi::kScatter_nonzero:
+      return "nonzero";
+    case abi::kScatter_one_hot:
+      return "one_hot";
+    case abi::kScatter_bincount:
+      return "bincount";
+  }
+  return nullptr;
+}
+
+const char* op_name(abi::SearchOp op) {
+  switch (op) {
+    case abi::kSearch_searchsorted:
+      return "searchsorted";
+    case abi::kSearch_bucketize:
+      return "bucketize";
+  }
+  return nullptr;
+}
+
 // Op codes are small and dense; past this no enum of kernel_abi_families.hpp reaches.
 constexpr int kMaxEnumCode = 64;
 
@@ -337,6 +375,33 @@ void add_sort_ops(std::vector<OpEntry>& ops, const OpEntry& rows) {
   }
 }
 
+// The scatter family's ops (self; index) with the compositions on it, and the search family's
+// (sorted sequence; values).
+void add_index_write_ops(std::vector<OpEntry>& ops, const OpEntry& reads) {
+  OpEntry writes = reads;
+  writes.operand_names = "self (written along the last dim; index_put, index_add: dim 0); index";
+  writes.example_shapes = {{1000, 64}, {1000, 8}};
+  add_enum_family<abi::ScatterOp>(ops, "scatter", detail::explain_scatter, writes);
+  OpEntry argwhere = ops.back();  // nonzero under its other name
+  argwhere.name = "argwhere";
+  argwhere.table_op = "nonzero";
+  argwhere.code = abi::kScatter_nonzero;
+  ops.push_back(argwhere);
+  OpEntry masked_scatter = argwhere;  // a gather (take) of source selected by where
+  masked_scatter.name = "masked_scatter";
+  masked_scatter.family = "gather";
+  masked_scatter.table_op = "take";
+  masked_scatter.code = abi::kGather_take;
+  masked_scatter.operand_names = "self; mask";
+  masked_scatter.example_dtypes = {DType::kFloat32, DType::kBool};
+  ops.push_back(masked_scatter);
+  OpEntry search = reads;
+  search.operand_names = "sorted_sequence (along its last dim); values";
+  search.example_shapes = {{1000}, {4096}};
+  search.example_dtypes = {DType::kFloat32, DType::kFloat32};
+  add_enum_family<abi::SearchOp>(ops, "search", detail::explain_search, search);
+}
+
 std::vector<OpEntry> build_catalog() {
   std::vector<OpEntry> ops;
   add_elementwise(ops);
@@ -381,6 +446,7 @@ std::vector<OpEntry> build_catalog() {
   for (OpEntry& e : ops)
     if (e.code == abi::kGather_index_select && e.family == "gather") e.example_shapes[1] = {256};
   add_sort_ops(ops, rows);
+  add_index_write_ops(ops, reads);
   add_products(ops);
   detail::add_shape_ops(ops);
   std::sort(ops.begin(), ops.end(),

@@ -33,12 +33,14 @@ from torch_diff_ops import OPS  # noqa: E402
 import torch_diff_ops_inplace  # noqa: E402,F401 — registers the in-place and out= forms
 import torch_diff_ops_shape  # noqa: E402,F401 — registers the shape ops
 import torch_diff_ops_sort  # noqa: E402,F401 — registers the sort family's ops
+import torch_diff_ops_index_write  # noqa: E402 — registers the index writes
 
 TYPED_REFUSALS = ("InvalidArgument", "Unsupported", "DeviceFault")
 # Ops whose PyTorch answer is always computed on the CPU (exact data movement, the same on
 # every device): an out-of-range index trips a device-side assert in PyTorch's CUDA kernels,
 # which leaves the CUDA context unusable for every later case.
-CPU_ONLY = {"index_select", "gather", "take_along_dim", "embedding", "take"}
+CPU_ONLY = {"index_select", "gather", "take_along_dim", "embedding", "take"} | \
+    torch_diff_ops_index_write.CPU_ONLY
 
 
 def parse_args():

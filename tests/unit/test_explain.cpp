@@ -261,6 +261,21 @@ TEST_CASE("the catalog's names are the union of the op tables") {
                           {"take_along_dim", abi::kGather_take_along_dim},
                           {"embedding", abi::kGather_embedding},
                           {"take", abi::kGather_take}});
+  expect_codes("gather", {{"masked_scatter", abi::kGather_take}});
+  expect_codes("scatter", {{"scatter", abi::kScatter_scatter},
+                           {"scatter_add", abi::kScatter_scatter_add},
+                           {"scatter_reduce", abi::kScatter_scatter_reduce},
+                           {"index_add", abi::kScatter_index_add},
+                           {"index_copy", abi::kScatter_index_copy},
+                           {"index_fill", abi::kScatter_index_fill},
+                           {"index_put", abi::kScatter_index_put},
+                           {"masked_select", abi::kScatter_masked_select},
+                           {"nonzero", abi::kScatter_nonzero},
+                           {"argwhere", abi::kScatter_nonzero},
+                           {"one_hot", abi::kScatter_one_hot},
+                           {"bincount", abi::kScatter_bincount}});
+  expect_codes("search", {{"searchsorted", abi::kSearch_searchsorted},
+                          {"bucketize", abi::kSearch_bucketize}});
   // The shape ops: compositions of views, copies, index_select and sum (family "shape").
   expect_codes("shape", {{"cat", 0},
                          {"stack", 0},

@@ -19,6 +19,7 @@
 #include "core/ops/elementwise.hpp"
 #include "core/ops/explain.hpp"
 #include "core/ops/index.hpp"
+#include "core/ops/index_write.hpp"
 #include "core/ops/linalg.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
@@ -82,6 +83,18 @@ std::vector<Case> cases() {
          for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = std::int64_t(k * 37 % 512);
          ops::embedding(Tensor::from_host(rows, {128}, w.device()), w);
        }},
+      {"scatter_add",
+       DType::kFloat32,
+       {64, 64},
+       [](const Tensor& x) {
+         std::vector<std::int64_t> to(64 * 64);
+         for (std::size_t k = 0; k < to.size(); ++k) to[k] = std::int64_t(k * 37 % 64);
+         ops::scatter_add(x, 1, Tensor::from_host(to, {64, 64}, x.device()), x);
+       }},
+      {"searchsorted",
+       DType::kFloat32,
+       {1000},
+       [](const Tensor& x) { ops::searchsorted(ops::sort(x).values, x); }},
   };
 }
 
@@ -107,6 +120,8 @@ TEST_CASE("the variant explain names is the one the backend launched, on every d
       std::vector<Shape> shapes{c.shape};
       if (c.op == "add" || c.op == "matmul") dtypes.push_back(c.dtype);
       if (c.op == "embedding") dtypes.push_back(DType::kInt64), shapes.push_back({128});
+      if (c.op == "scatter_add") dtypes.push_back(DType::kInt64), shapes.push_back(c.shape);
+      if (c.op == "searchsorted") dtypes.push_back(c.dtype), shapes.push_back(c.shape);
       const ops::OpExplanation e = ops::explain(c.op, dtypes, shapes, target);
       if (e.refused) {  // the device lacks a dtype: the op must refuse the same way
         CHECK_THROWS_AS(c.run(random(c.shape, DType::kFloat32, d, seed)), Unsupported);

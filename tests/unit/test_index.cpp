@@ -6,8 +6,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
+#include "core/backend.hpp"
+#include "core/device.hpp"
 #include "nbx/nbx.hpp"
 #include "tests/unit/present_devices.hpp"
 
@@ -23,6 +26,11 @@ Tensor grid(const Device& d) {
 }
 Tensor ids(const I64& v, const Shape& s, const Device& d, DType t = DType::kInt64) {
   return Tensor::from_host(v, s, d).to(t);
+}
+std::vector<std::byte> bytes_of(const Tensor& t) {
+  std::vector<std::byte> b(std::size_t(t.numel()) * t.itemsize());
+  if (!b.empty()) t.copy_to_host(b.data());
+  return b;
 }
 }  // namespace
 
@@ -147,5 +155,54 @@ TEST_CASE("0-d operands take PyTorch's shapes") {
     const Tensor many = ops::gather(s, 0, ids({0, 0}, {2}, d));
     CHECK(many.shape() == Shape{2});
     CHECK(many.to_host<float>() == F{2.5f, 2.5f});
+  }
+}
+
+TEST_CASE("rows of every width and alignment are copied exactly (the gather rows variant)") {
+  // Embedding and index_select whose output rows are whole input rows: CUDA/HIP copy them
+  // with the rows variant, in the widest unit that the row's bytes and every row start allow
+  // (a column slice moves each start by one element). Every backend must give the host's bits.
+  std::mt19937 gen(20260417);
+  const I64 picks{5, 0, 3, 3, 1, 4, 2, 0};
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const BackendDevice& bd = d.context().backend_device();
+    const bool rows = bd.offers(KernelFamily::kGather, abi::kGatherRows);
+    for (DType t : {DType::kUInt8, DType::kFloat16, DType::kFloat32, DType::kFloat64}) {
+      for (std::int64_t width : {1, 2, 3, 4, 7, 8, 16, 33, 64, 257, 1030}) {
+        for (std::int64_t shift : {0, 1}) {
+          CAPTURE(dtype_name(t));
+          CAPTURE(width);
+          CAPTURE(shift);
+          std::vector<std::byte> b(std::size_t(6 * (width + shift)) * dtype_size(t));
+          for (std::byte& x : b) x = std::byte(gen() & 255);
+          const Tensor host = Tensor::from_host(b.data(), {6, width + shift}, t);
+          Tensor dev;
+          try {
+            dev = host.to(d);
+          } catch (const Unsupported&) {  // a dtype this device does not hold
+            continue;
+          }
+          const Tensor wh = host.slice(1, shift, width + shift),
+                       wd = dev.slice(1, shift, width + shift);
+          for (DType it : {DType::kInt64, DType::kInt32}) {
+            const Tensor ih = Tensor::from_host(picks, {2, 4}).to(it), id = ih.to(d);
+            CHECK(bytes_of(ops::embedding(id, wd)) == bytes_of(ops::embedding(ih, wh)));
+            if (rows && width > 1) CHECK(bd.last_launch().variant == abi::kGatherRows);
+            const Tensor flat_h = ih.reshape({-1}), flat_d = id.reshape({-1});
+            CHECK(bytes_of(ops::index_select(wd, 0, flat_d)) ==
+                  bytes_of(ops::index_select(wh, 0, flat_h)));
+            if (rows && width > 1) CHECK(bd.last_launch().variant == abi::kGatherRows);
+          }
+          // Along a middle dim, [3, 2, width] read as [3, 4, width]: rows of the last dim
+          // (views of the same bytes: a copy of a float view need not keep NaN payloads).
+          const Shape split{3, 2, width + shift};
+          const Tensor xh = host.reshape(split).slice(2, shift, width + shift),
+                       xd = dev.reshape(split).slice(2, shift, width + shift);
+          const Tensor sh = ids({1, 0, 0, 1}, {4}, host_device()), sd = sh.to(d);
+          CHECK(bytes_of(ops::index_select(xd, 1, sd)) == bytes_of(ops::index_select(xh, 1, sh)));
+        }
+      }
+    }
   }
 }

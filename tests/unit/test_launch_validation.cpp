@@ -345,6 +345,36 @@ std::vector<Misuse> misuses() {
        mutate(index_select_rows,
               [](RawLaunch& r) { r.as<abi::GatherParams>().src_strides[1] = -1; }),
        false, "the input has a negative stride"},
+      // The rows variant's contract (gather_family.cpp), refused on every backend alike
+      // (whether or not it offers the variant): contiguous rows the index does not vary along.
+      {"a gather rows variant on an input that does not run along the row",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                auto& p = r.as<abi::GatherParams>();
+                p.variant = abi::kGatherRows;
+                p.src_strides[1] = 0;  // a well-formed view: element 0 of each picked row
+              }),
+       false, "gather.rows variant does not serve it (the output and the input do not run"},
+      {"a gather rows variant whose index varies along the row",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                auto& p = r.as<abi::GatherParams>();
+                p.variant = abi::kGatherRows;
+                p.sizes[1] = 4;  // 4 × 4, so the index view [0, 1, 2, 3] stays inside its 4
+                p.numel = 16;
+                p.index_strides[0] = 0;
+                p.index_strides[1] = 1;
+              }),
+       false, "gather.rows variant does not serve it (the index varies along the last dim)"},
+      {"a gather rows variant with no dims",
+       mutate(index_select_rows,
+              [](RawLaunch& r) {
+                auto& p = r.as<abi::GatherParams>();
+                p.variant = abi::kGatherRows;
+                p.ndim = 0;
+                p.numel = 1;
+              }),
+       false, "gather.rows variant does not serve it (there is no row)"},
       {"the timestamp family on a device without it",
        [](const Operands& o) { return raw(abi::TimestampParams{-1}, {o.w(o.idx)}); }, false,
        "negative offset"},
@@ -450,6 +480,26 @@ TEST_CASE("a variant or family a device does not offer is refused by name") {
       } catch (const Unsupported& e) {
         CHECK(e.capability() == "reduce.rows");
         CHECK(std::string(e.what()).find("does not offer reduce.rows") != std::string::npos);
+      }
+    }
+    // The gather rows variant (CUDA/HIP): the same launch, rows picked as the strided one does.
+    RawLaunch g = index_select_rows(o);
+    g.as<abi::GatherParams>().variant = abi::kGatherRows;
+    if (bd.offers(KernelFamily::kGather, abi::kGatherRows)) {
+      CHECK_NOTHROW(run(d, g));
+      CHECK(bd.last_launch().variant == abi::kGatherRows);
+      const std::vector<float> picked = o.out.to_host<float>(), x = o.x.to_host<float>();
+      const int from[4] = {3, 0, 2, 0};  // rows_picked
+      for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 8; ++c)
+          CHECK(picked[std::size_t(r * 8 + c)] == x[std::size_t(from[r] * 8 + c)]);
+    } else {
+      try {
+        run(d, g);
+        FAIL("accepted");
+      } catch (const Unsupported& e) {
+        CHECK(e.capability() == "gather.rows");
+        CHECK(std::string(e.what()).find("does not offer gather.rows") != std::string::npos);
       }
     }
     if (!bd.offers(KernelFamily::kTimestamp)) {

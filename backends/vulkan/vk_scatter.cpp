@@ -1,0 +1,182 @@
+// Kernel family "scatter" on Vulkan: this backend's own limits on an abi::ScatterParams launch
+// (the 32-bit index path of kernels/vulkan/scatter.comp, maxStorageBufferRange, 64-bit buffer
+// atomics for the atomic variant of 8-byte dtypes, shaderFloat64 for float64 sums and
+// products), the shader's uniform block, one dispatch. BackendDevice::launch validated the
+// block (core/families/scatter_family.cpp).
+#include <algorithm>
+#include <string>
+
+#include "backends/vulkan/vk_device.hpp"
+#include "backends/vulkan/vk_dispatch.hpp"
+#include "backends/vulkan/vk_launch_checks.hpp"
+#include "core/dtype.hpp"
+#include "core/families/kernel_family.hpp"
+
+namespace nbx::vulkan {
+namespace {
+
+// The uniform block of scatter.comp (std140, all uvec4).
+struct GpuParams {
+  std::uint32_t head[4];     // numel, ndim, grid invocations, bound
+  std::uint32_t offsets[4];  // out, src, index (sorted: keys), key_offset (keys; sorted: order)
+  std::uint32_t misc[4];     // the fault record's op, index_scale
+  std::uint32_t sizes[8], out_strides[8], src_strides[8], index_strides[8], positions[8];
+};
+static_assert(sizeof(GpuParams) == 208);
+
+constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shader's uint arithmetic, with room
+
+const char* reduce_name(std::int32_t r) {
+  switch (r) {
+    case abi::kScatterAdd:
+      return "add";
+    case abi::kScatterMul:
+      return "mul";
+    case abi::kScatterMax:
+      return "max";
+    case abi::kScatterMin:
+      return "min";
+    default:
+      return "assign";
+  }
+}
+
+}  // namespace
+
+void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelLaunch& launch) {
+  const DeviceContext& ctx = dev.context();
+  const auto& f = ctx.features;
+  const LaunchChecks chk(ctx, family_spec(KernelFamily::kScatter).op_name(p.op));
+  if (p.numel == 0) return;
+  if (p.numel > kMaxIndex || p.bound > kMaxIndex)
+    chk.refuse("max_elements", std::to_string(std::max(p.numel, p.bound)) +
+                                   " elements exceed the 2^31 - 1 the 32-bit index path supports");
+  const DType t = DType(p.dtype), it = DType(p.index_dtype);
+  const std::size_t item = dtype_size(t);
+  auto reach = [&](std::int64_t offset, const std::int64_t* strides, const char* label) {
+    std::int64_t last = offset;
+    for (int d = 0; d < p.ndim; ++d) chk.reach(last, p.sizes[d], strides[d], label);
+    return last;
+  };
+  // An int64 array read or written as word pairs: word 2 · last + 1 stays on the index path.
+  const auto int64_array = [&](const char* label, std::int64_t offset, std::int64_t last,
+                               const DeviceMemory& m) {
+    chk.inside(label, offset, last, DType::kInt64, m, kMaxIndex / 2 - 1);
+  };
+  // The checked index of the atomic and keys variants (as gather's) and its positions.
+  const auto index_view = [&] {
+    const std::int64_t last = reach(p.index_offset, p.index_strides, "the index");
+    if (it == DType::kInt64)
+      int64_array("the index", p.index_offset, last, launch.buffers[2].memory);
+    else
+      chk.inside("the index", p.index_offset, last, it, launch.buffers[2].memory, kMaxIndex);
+    std::int64_t position_last = 0;
+    for (int d = 0; d < p.ndim; ++d)
+      chk.reach(position_last, p.sizes[d], p.index_positions[d], "the index positions");
+    if (position_last > kMaxIndex) chk.bad("index positions beyond 2^31 - 1");
+  };
+  const auto source_view = [&] {
+    const std::int64_t last = reach(p.src_offset, p.src_strides, "the source");
+    chk.inside("the source", p.src_offset, last, t, launch.buffers[1].memory, kMaxIndex);
+  };
+
+  DispatchBuffer bufs[4] = {{launch.buffers[0].memory, true}, {}, {}, {}};
+  switch (p.variant) {
+    case abi::kScatterAtomic: {
+      // With an empty indexed dim every index faults and nothing is written.
+      if (p.bound > 0) {
+        std::int64_t out_last = reach(p.out_offset, p.out_strides, "the output");
+        chk.reach(out_last, p.bound, p.index_scale, "the output");
+        chk.inside("the output", p.out_offset, out_last, t, launch.buffers[0].memory, kMaxIndex);
+      }
+      source_view();
+      index_view();
+      if (item == 8 && !(f.int64 && f.int64_atomics))
+        chk.refuse("scatter.atomic64",
+                   "the atomic variant of " + std::string(dtype_name(t)) + " " +
+                       reduce_name(p.reduce) +
+                       " needs 64-bit buffer atomics (shaderInt64 and shaderBufferInt64Atomics), "
+                       "which this device lacks; the sorted variant runs without them "
+                       "(NBX_SCATTER=sorted; NBX_DETERMINISTIC=1 takes it for assignments and "
+                       "float sums and products)");
+      bufs[1] = {launch.buffers[1].memory, false};
+      bufs[2] = {launch.buffers[2].memory, false};
+      break;
+    }
+    case abi::kScatterSorted: {
+      if (p.bound > 0)
+        chk.inside("the output", p.out_offset, p.out_offset + p.bound - 1, t,
+                   launch.buffers[0].memory, kMaxIndex);
+      source_view();
+      int64_array("the keys", p.index_offset, p.index_offset + p.numel - 1,
+                  launch.buffers[2].memory);
+      int64_array("the order", p.key_offset, p.key_offset + p.numel - 1, launch.buffers[3].memory);
+      bufs[1] = {launch.buffers[1].memory, false};
+      bufs[2] = {launch.buffers[2].memory, false};
+      bufs[3] = {launch.buffers[3].memory, false};
+      break;
+    }
+    default: {  // kScatterKeys: no source, no destination element touched
+      int64_array("the keys", p.key_offset, p.key_offset + p.numel - 1, launch.buffers[0].memory);
+      index_view();
+      // The relative destination offsets the shader adds up in 32 bits.
+      std::int64_t span = reach(0, p.out_strides, "the destination offsets");
+      if (p.bound > 0) chk.reach(span, p.bound, p.index_scale, "the destination offsets");
+      if (span > kMaxIndex)
+        chk.refuse("max_elements", "destination offsets up to " + std::to_string(span) +
+                                       " exceed the 2^31 - 1 the 32-bit index path supports");
+      bufs[2] = {launch.buffers[2].memory, false};
+      break;
+    }
+  }
+  const bool float_fold = t == DType::kFloat64 && p.variant != abi::kScatterKeys &&
+                          (p.reduce == abi::kScatterAdd || p.reduce == abi::kScatterMul);
+  if (float_fold && !f.fp64)
+    chk.refuse("fp64", std::string("float64 ") + reduce_name(p.reduce) +
+                           " needs shaderFloat64, which this device lacks");
+  const bool atomic64 = p.variant == abi::kScatterAtomic && item == 8;
+
+  GpuParams g{};
+  const std::uint32_t wg = dev.workgroup_size();
+  const std::uint64_t groups = std::min<std::uint64_t>(
+      {(std::uint64_t(p.numel) + wg - 1) / wg, f.max_workgroup_count_x, 1u << 22});
+  g.head[0] = std::uint32_t(p.numel);
+  g.head[1] = std::uint32_t(p.ndim);
+  g.head[2] = std::uint32_t(groups * wg);
+  g.head[3] = std::uint32_t(p.bound);
+  g.offsets[0] = std::uint32_t(p.out_offset);
+  g.offsets[1] = std::uint32_t(p.src_offset);
+  g.offsets[2] = std::uint32_t(p.index_offset);
+  g.offsets[3] = std::uint32_t(p.key_offset);
+  g.misc[0] = std::uint32_t(abi::fault_op(abi::kFamily_scatter, p.op));
+  g.misc[1] = std::uint32_t(p.index_scale);
+  for (int d = 0; d < p.ndim; ++d) {
+    g.sizes[d] = std::uint32_t(p.sizes[d]);
+    g.out_strides[d] = std::uint32_t(p.out_strides[d]);
+    g.src_strides[d] = std::uint32_t(p.src_strides[d]);
+    g.index_strides[d] = std::uint32_t(p.index_strides[d]);
+    g.positions[d] = std::uint32_t(p.index_positions[d]);
+  }
+  // Constants a variant does not read are zero, so no two pipelines do the same work: the
+  // keys pass has no reduction, the sorted one reads no index to wrap, only keys accumulate.
+  const bool keys = p.variant == abi::kScatterKeys, sorted = p.variant == abi::kScatterSorted;
+  const std::uint32_t spec[] = {wg,
+                                std::uint32_t(item),
+                                !sorted && it == DType::kInt64 ? 1u : 0u,
+                                sorted ? 0u : std::uint32_t(p.wrap_negative),
+                                std::uint32_t(p.variant),
+                                keys ? 0u : std::uint32_t(p.reduce),
+                                std::uint32_t(p.dtype),
+                                keys ? std::uint32_t(p.accumulate_keys) : 0u};
+  Dispatch d;
+  d.module = atomic64 ? (float_fold ? "scatter_a64_f64" : "scatter_a64")
+                      : (float_fold ? "scatter_f64" : "scatter");
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(groups);
+  dev.record(d);
+}
+
+}  // namespace nbx::vulkan
