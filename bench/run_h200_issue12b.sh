@@ -8,16 +8,7 @@
 #   [PHASE=check|bench] [ONLY="step …"] bench/run_h200_issue12b.sh BUILD_DIR OUT_DIR
 set -u
 B=$1 O=$2
-export LD_LIBRARY_PATH=$PWD/$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export PYTHONFAULTHANDLER=1
-mkdir -p "$O"
-step() {  # step NAME SECONDS COMMAND...
-  local name=$1 limit=$2 t0=$SECONDS
-  shift 2
-  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return 0; fi
-  timeout "$limit" "$@" >"$O/$name.log" 2>&1
-  echo "$name rc=$? $((SECONDS - t0))s" >>"$O/steps.log"
-}
+source "$(dirname "$0")/h200_steps.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$O/gpu.txt" 2>&1
 "$B/nbx" devices -v >"$O/devices.txt" 2>&1
 for d in cuda:0 vulkan:0; do
