@@ -20,10 +20,10 @@ TD=(python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner
 IW=$(python3 -c "import sys; sys.path.insert(0, 'tests/torch'); import torch_diff_ops_index_write as m; print(','.join(sorted(m.CPU_ONLY)))" 2>/dev/null)
 
 if [ "${PHASE:-check}" = check ]; then
-for t in index_write index_write_faults index index_faults explain explain_agrees launch_validation sort; do
+for t in index_write index_write_faults index_compact search index_write_modes index index_faults explain explain_agrees launch_validation sort; do
   [ -x "$B/tests/unit/test_$t" ] && step "unit_$t" 200 "$B/tests/unit/test_$t" &
 done
-NBX_DETERMINISTIC=1 step unit_index_write_det 200 "$B/tests/unit/test_index_write" &
+NBX_DETERMINISTIC=1 step unit_index_write_det 200 "$B/tests/unit/test_index_write_modes" &
 step memcheck_index 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families index_write,search,gather &
 step memcheck_faults 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/unit/test_index_write_faults" &
 step conf_cuda 240 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &

@@ -1,5 +1,5 @@
-// The index writes (core/ops/index_write.hpp: the scatter family, and the search family's
-// searchsorted/bucketize) × every dtype against the host. Each cell forces a scatter variant
+// The index writes (core/ops/index_write.hpp: the scatter family; the search family is in
+// conformance_cases_search.cpp) × every dtype against the host. Each cell forces a scatter variant
 // for its calls: the atomic one (NBX_SCATTER=atomic), or the deterministic sorted pass ("_det"
 // cells: set_deterministic_algorithms(true), NBX_SCATTER=sorted). Atomic float sums and
 // products may round in another order, so those cells take the dtype's tolerance over the
@@ -14,190 +14,11 @@
 // argument errors rejected alike. "<op>_fault": one bad index per case in both modes, the
 // DeviceFault's index, bound, position and op compared with the host's (searchsorted's sorter:
 // take_along_dim's).
-#include <algorithm>
-#include <cstdint>
-#include <cstdlib>
-#include <numeric>
-#include <optional>
-#include <string>
-
-#include "core/errors.hpp"
-#include "core/ops/index.hpp"
-#include "core/ops/index_write.hpp"
-#include "core/ops/sort.hpp"
-#include "tests/conformance/conformance_families.hpp"
+#include "tests/conformance/conformance_index_write_util.hpp"
 
 namespace nbx::conformance {
 namespace {
-
-using View = std::function<Tensor(const Tensor&)>;
-using Call = std::function<Outputs(std::span<const Tensor>)>;
-using I64 = std::vector<std::int64_t>;
-
-const View kNone = {};
-const View kTranspose01 = [](const Tensor& t) { return t.transpose(0, 1); };
-
-View expand_to(Shape shape) {
-  return [shape](const Tensor& t) { return t.expand(shape); };
-}
-
-// The scatter variant of a cell's calls: "atomic" or "sorted" (deterministic algorithms
-// on); the previous flag and NBX_SCATTER come back when the call returns.
-class ScopedMode {
- public:
-  explicit ScopedMode(const char* mode) : was_(deterministic_algorithms()) {
-    if (const char* v = std::getenv("NBX_SCATTER")) env_ = v, had_env_ = true;
-    set_deterministic_algorithms(std::string(mode) == "sorted");
-    setenv("NBX_SCATTER", mode, 1);
-  }
-  ~ScopedMode() {
-    set_deterministic_algorithms(was_);
-    if (had_env_)
-      setenv("NBX_SCATTER", env_.c_str(), 1);
-    else
-      unsetenv("NBX_SCATTER");
-  }
-  ScopedMode(const ScopedMode&) = delete;
-  ScopedMode& operator=(const ScopedMode&) = delete;
-
- private:
-  bool was_;
-  bool had_env_ = false;
-  std::string env_;
-};
-
-// How an operand is laid out on the device: the logical tensor is the same on both sides.
-enum class Layout { kContiguous, kTransposed, kStrided, kExpanded0 };
-
-struct Operand {
-  Tensor base;
-  View view;
-};
-
-// `logical` (a host tensor) as a base and the view that gives it back: transposed (dims 0 and
-// 1), every other element of the last dim (the elements between hold `filler`, which an index
-// read would fault on), or expanded along dim 0 from its first row.
-Operand laid_out(const Tensor& logical, Layout layout, double filler = 0) {
-  const int nd = logical.dim();
-  if (layout == Layout::kTransposed && nd >= 2)
-    return {logical.transpose(0, 1).contiguous(), kTranspose01};
-  if (layout == Layout::kStrided && nd >= 1) {
-    Shape wide = logical.shape();
-    const std::int64_t n = wide[nd - 1];
-    wide[nd - 1] = 2 * n;
-    const Tensor base = Tensor::full(wide, filler, logical.dtype());
-    base.slice(nd - 1, 0, 2 * n, 2).copy_(logical);
-    return {base, [nd, n](const Tensor& t) { return t.slice(nd - 1, 0, 2 * n, 2); }};
-  }
-  if (layout == Layout::kExpanded0 && nd >= 1 && logical.size(0) > 0) {
-    const Shape full = logical.shape();
-    return {logical.narrow(0, 0, 1).contiguous(), expand_to(full)};
-  }
-  return {logical, kNone};
-}
-
-// A half-type sum of thousands of terms rounds at every step in whatever order the atomic
-// variant's writes land: its error follows the partial sums (which cancel to a small result),
-// past the dtype's tolerance of the result. Such cases run in the "_det" cells (exact) only.
-bool reorder_too_long(bool accumulates, DType t, const char* name) {
-  return accumulates && (t == DType::kFloat16 || t == DType::kBFloat16) &&
-         std::string(name) == "long-duplicates";
-}
-
-Tensor index_tensor(const I64& v, const Shape& shape, DType index_dtype) {
-  return Tensor::from_host(v, shape).to(index_dtype);
-}
-
-// What an operand's values are.
-enum class Values {
-  kGeneral,  // general_values: mixed magnitudes, ±0, NaN, ±inf, extremes
-  kBounded,  // draw_tensor: 2^-7 … 2 with random signs (sums cannot overflow in one order only)
-  kNearOne,  // draw_near_one: long products neither vanish nor overflow
-  kGrid,     // draw_ties: halves in -2 … 2, so float16/bfloat16 sums of up to ~60 terms are
-             // exact in any order (their rounding at each step would otherwise follow the
-             // partial sums, past the tolerance of a result that cancels)
-};
-
-// The values of a sum-like cell: the grid for half types where atomic writes reorder the sum.
-Values sum_values(bool accumulates, DType t) {
-  return accumulates && (t == DType::kFloat16 || t == DType::kBFloat16) ? Values::kGrid
-                                                                        : Values::kBounded;
-}
-
-Tensor draw(Rng& rng, DType t, const Shape& s, Values kind) {
-  switch (kind) {
-    case Values::kBounded:
-      return draw_tensor(rng, t, s);
-    case Values::kNearOne:
-      return draw_near_one(rng, t, s);
-    case Values::kGrid:
-      return draw_ties(rng, t, s);
-    default:
-      return general_values(rng, t, s);
-  }
-}
-
-I64 drawn(Rng& rng, std::int64_t n, std::int64_t lo, std::int64_t hi) {
-  I64 v(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-  for (std::int64_t& x : v) x = rng.range(lo, hi);
-  return v;
-}
-
-// The first `n` of a random permutation of [0, bound) (n <= bound): distinct indices.
-I64 distinct(Rng& rng, std::int64_t n, std::int64_t bound) {
-  I64 p(static_cast<std::size_t>(bound));
-  std::iota(p.begin(), p.end(), 0);
-  for (std::int64_t k = bound - 1; k > 0; --k)
-    std::swap(p[std::size_t(k)], p[std::size_t(rng.below(k + 1))]);
-  p.resize(static_cast<std::size_t>(n));
-  return p;
-}
-
-// An index of `shape` for scatter along `dim` into a dim of `bound`: duplicates drawn, or
-// distinct along each line of dim (so no two elements of the iteration share a destination).
-I64 scatter_index(Rng& rng, const Shape& shape, int dim, std::int64_t bound, bool duplicates) {
-  const std::int64_t n = numel(shape);
-  if (duplicates || n == 0 || shape.size() == 0) return drawn(rng, n, 0, bound - 1);
-  I64 v(static_cast<std::size_t>(n));
-  const std::int64_t along = shape[dim];
-  std::int64_t inner = 1;
-  for (int k = dim + 1; k < shape.size(); ++k) inner *= shape[k];
-  const std::int64_t outer = n / (along * inner);
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t i = 0; i < inner; ++i) {
-      const I64 line = distinct(rng, along, bound);
-      for (std::int64_t a = 0; a < along; ++a)
-        v[std::size_t((o * along + a) * inner + i)] = line[std::size_t(a)];
-    }
-  return v;
-}
-
-struct Cases {
-  DType dtype, index_dtype;
-  Rng& rng;
-  Device dev;
-  const char* mode;  // "atomic" or "sorted"
-  std::vector<FamilyCase> cases;
-
-  bool det() const { return std::string(mode) == "sorted"; }
-
-  void add(std::string name, std::int64_t k, const std::vector<Operand>& operands, Call call) {
-    FamilyCase c{std::move(name), k, false, {}, {}, {}};
-    c.call = [call = std::move(call), mode = mode](std::span<const Tensor> in,
-                                                   const Device&) -> Outputs {
-      ScopedMode m(mode);
-      return call(in);
-    };
-    for (const Operand& o : operands) add_operand(c, o.base, dev, o.view);
-    cases.push_back(std::move(c));
-  }
-  Operand values(const Shape& s, Values kind, Layout layout = Layout::kContiguous) {
-    return laid_out(draw(rng, dtype, s, kind), layout);
-  }
-  Operand index(const I64& v, const Shape& s, Layout layout = Layout::kContiguous) {
-    return laid_out(index_tensor(v, s, index_dtype), layout, 1 << 20);
-  }
-};
+using namespace index_write_util;
 
 // ---- scatter, scatter_add, scatter_reduce ----
 
@@ -786,95 +607,6 @@ std::vector<FamilyCase> bincount_weights_cases(DType dtype, Rng& rng, const Devi
   return std::move(a.cases);
 }
 
-// ---- searchsorted, bucketize ----
-
-enum class SearchForm { kLeft, kRight, kSide, kSorter, kInt32, kBucketize, kBucketizeRight };
-
-// Sorted rows (NaN last, as the sort family puts them) of general values with ties.
-Tensor sorted_rows(Rng& rng, DType t, const Shape& s) {
-  Tensor x = general_values(rng, t, s);
-  if (numel(s) >= 4 && s.size() >= 1) {  // a few repeats of the first element: ties
-    Tensor flat = x.reshape({-1});
-    flat.narrow(0, 1, 1).copy_(flat.narrow(0, 0, 1));
-    flat.narrow(0, numel(s) - 1, 1).copy_(flat.narrow(0, 0, 1));
-  }
-  return s.size() == 0 || numel(s) == 0 ? x : ops::sort(x, -1).values;
-}
-
-std::vector<FamilyCase> search_cell(SearchForm form, DType dtype, Rng& rng, const Device& dev) {
-  Cases a{dtype, DType::kInt64, rng, dev, "atomic", {}};
-  const bool right = form == SearchForm::kRight || form == SearchForm::kBucketizeRight;
-  const bool bucketize = form == SearchForm::kBucketize || form == SearchForm::kBucketizeRight;
-  const auto call = [form, right, bucketize](std::span<const Tensor> in) -> Outputs {
-    if (bucketize) return {ops::bucketize(in[1], in[0], false, right)};
-    switch (form) {
-      case SearchForm::kSide:
-        return {ops::searchsorted(in[0], in[1], false, false, "right")};
-      case SearchForm::kSorter:
-        return {ops::searchsorted(in[0], in[1], false, false, {}, in[2])};
-      case SearchForm::kInt32:
-        return {ops::searchsorted(in[0], in[1], true, false)};
-      default:
-        return {ops::searchsorted(in[0], in[1], false, right)};
-    }
-  };
-  // The sequence (sorted; with a sorter: shuffled, the sorter its stable argsort) and values,
-  // some of them copied from the sequence (exact hits, both sides of them).
-  const auto add = [&](const char* name, const Shape& seq_shape, const Shape& values_shape,
-                       Layout seq_layout, Layout values_layout) {
-    Tensor seq = sorted_rows(rng, dtype, seq_shape);
-    Tensor v = general_values(rng, dtype, values_shape);
-    if (numel(values_shape) >= 2 && numel(seq_shape) >= 1) {
-      v.reshape({-1}).narrow(0, 0, 1).copy_(seq.reshape({-1}).narrow(0, 0, 1));
-      v.reshape({-1}).narrow(0, 1, 1).copy_(seq.reshape({-1}).narrow(0, numel(seq_shape) - 1, 1));
-    }
-    std::vector<Operand> operands;
-    if (form == SearchForm::kSorter) {
-      // A shuffle of each row: the sorter gathers it back.
-      const Tensor keys = draw_tensor(rng, DType::kFloat32, seq_shape);
-      const Tensor order = ops::argsort(keys, -1);  // a random permutation per row
-      const Tensor shuffled = seq.dim() ? ops::take_along_dim(seq, order, -1) : seq;
-      const Tensor sorter = seq.dim() ? ops::argsort(order, -1) : Tensor::zeros({}, DType::kInt64);
-      operands = {laid_out(shuffled, seq_layout), laid_out(v, values_layout), {sorter, kNone}};
-    } else {
-      operands = {laid_out(seq, seq_layout), laid_out(v, values_layout)};
-    }
-    a.add(name, 1, operands, call);
-  };
-  const Layout c = Layout::kContiguous, t = Layout::kTransposed, s = Layout::kStrided,
-               e = Layout::kExpanded0;
-  if (bucketize) {
-    add("1-d", {20}, {30}, c, c);
-    add("2-d-values", {9}, {4, 5}, c, c);
-    add("strided-boundaries", {12}, {10}, s, c);
-    add("transposed-values", {7}, {5, 6}, c, t);
-    add("expanded-values", {7}, {5, 6}, c, e);
-    add("0-d-value", {6}, {}, c, c);
-    add("empty-boundaries", {0}, {5}, c, c);
-    add("long-boundaries", {5000}, {300}, c, c);
-    add("2-d-boundaries", {3, 4}, {5}, c, c);  // rejected alike
-    return std::move(a.cases);
-  }
-  add("1-d", {20}, {30}, c, c);
-  add("1-d-sequence-2-d-values", {9}, {4, 5}, c, c);
-  add("rows", {4, 10}, {4, 6}, c, c);
-  add("3-d-rows", {2, 3, 8}, {2, 3, 5}, c, c);
-  add("transposed-values", {6, 9}, {6, 5}, c, t);
-  add("strided-sequence", {4, 12}, {4, 3}, s, c);
-  add("expanded-values", {5, 7}, {5, 4}, c, e);
-  add("0-d-value", {8}, {}, c, c);
-  add("empty-sequence", {0}, {6}, c, c);
-  add("empty-values", {8}, {0}, c, c);
-  add("long-sequence", {5000}, {400}, c, c);
-  add("leading-dims-differ", {3, 5}, {4, 2}, c, c);  // rejected alike
-  return std::move(a.cases);
-}
-
-template <SearchForm Form>
-std::vector<FamilyCase> search_cases(DType d, Rng& r, const Device& dev) {
-  return search_cell(Form, d, r, dev);
-}
-
 // ---- faults: one bad index per case, in both modes ----
 
 struct FaultCase {
@@ -888,8 +620,10 @@ struct FaultCase {
   Shape self, src;
 };
 
-std::vector<FamilyCase> fault_cell(const std::string& which, DType dtype, Rng& rng,
-                                   const Device& dev) {
+}  // namespace
+
+std::vector<FamilyCase> index_write_util::fault_cell(const std::string& which, DType dtype,
+                                                     Rng& rng, const Device& dev) {
   std::vector<FamilyCase> out;
   for (const char* mode : {"atomic", "sorted"})
     for (DType it : {DType::kInt32, DType::kInt64}) {
@@ -978,6 +712,8 @@ std::vector<FamilyCase> fault_cell(const std::string& which, DType dtype, Rng& r
   return out;
 }
 
+namespace {
+
 template <const char* Op>
 std::vector<FamilyCase> faults(DType d, Rng& r, const Device& dev) {
   return fault_cell(Op, d, r, dev);
@@ -1052,7 +788,7 @@ ScatterCell cell_amin_ex() {
 constexpr char kScatter[] = "scatter", kScatterAdd[] = "scatter_add",
                kScatterReduce[] = "scatter_reduce", kIndexAdd[] = "index_add",
                kIndexCopy[] = "index_copy", kIndexFill[] = "index_fill", kIndexPut[] = "index_put",
-               kOneHot[] = "one_hot", kSearchsorted[] = "searchsorted";
+               kOneHot[] = "one_hot";
 
 // exact: false where atomic float sums/products round in arrival order (the dtype's tolerance
 // over k terms); every "_det" cell is exact but the three marked below.
@@ -1125,25 +861,10 @@ const FamilySpec kIndexWriteSpecs[] = {
     {"bincount_weights", "index_write", false, bincount_weights_cases},
 };
 
-const FamilySpec kSearchSpecs[] = {
-    {"searchsorted", "search", true, search_cases<SearchForm::kLeft>},
-    {"searchsorted_right", "search", true, search_cases<SearchForm::kRight>},
-    {"searchsorted_side", "search", true, search_cases<SearchForm::kSide>},
-    {"searchsorted_sorter", "search", true, search_cases<SearchForm::kSorter>},
-    {"searchsorted_int32", "search", true, search_cases<SearchForm::kInt32>},
-    {"searchsorted_fault", "search", true, faults<kSearchsorted>},
-    {"bucketize", "search", true, search_cases<SearchForm::kBucketize>},
-    {"bucketize_right", "search", true, search_cases<SearchForm::kBucketizeRight>},
-};
-
 }  // namespace
 
 std::span<const FamilySpec> index_write_specs() {
   return kIndexWriteSpecs;
-}
-
-std::span<const FamilySpec> search_specs() {
-  return kSearchSpecs;
 }
 
 }  // namespace nbx::conformance
