@@ -184,4 +184,24 @@ ElementwisePlan collapse_dimensions(const abi::ElementwiseParams& p) {
   return plan;
 }
 
+int collapse_strided_dims(int ndim, std::int64_t* sizes, std::int64_t* const* strides, int arrays) {
+  int n = 0;
+  for (int d = 0; d < ndim; ++d) {
+    if (sizes[d] == 1) continue;
+    bool merge = n > 0;
+    for (int a = 0; a < arrays && merge; ++a)
+      merge = static_cast<std::uint64_t>(strides[a][n - 1]) ==
+              static_cast<std::uint64_t>(strides[a][d]) * static_cast<std::uint64_t>(sizes[d]);
+    if (merge) {
+      sizes[n - 1] *= sizes[d];
+      for (int a = 0; a < arrays; ++a) strides[a][n - 1] = strides[a][d];
+    } else {
+      sizes[n] = sizes[d];
+      for (int a = 0; a < arrays; ++a) strides[a][n] = strides[a][d];
+      ++n;
+    }
+  }
+  return n;
+}
+
 }  // namespace nbx::gpu

@@ -26,6 +26,11 @@ int dtype_bytes(int dtype);
 // The op's arity from the op table; 0 for an unknown code.
 int elementwise_op_arity(int op);
 
+// Drops size-1 dims of `sizes` and merges neighbours that every one of the `arrays` stride
+// arrays walks as one (A[d-1] = A[d]·sizes[d]), in place; returns the new ndim. Element order,
+// and so every element's iteration number, is unchanged (the scatter and search launchers).
+int collapse_strided_dims(int ndim, std::int64_t* sizes, std::int64_t* const* strides, int arrays);
+
 // Drops size-1 dimensions and merges neighbours that every tensor operand walks as one.
 ElementwisePlan collapse_dimensions(const abi::ElementwiseParams& p);
 

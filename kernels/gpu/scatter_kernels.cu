@@ -515,28 +515,6 @@ __global__ void __launch_bounds__(kElementwiseBlock)
 
 // ---- launch ----
 
-// Drops size-1 dims and merges neighbours that every listed stride array walks as one
-// (A[d-1] = A[d]·sizes[d]); the element order, and so every element's iteration number, is
-// unchanged.
-int collapse_dims(int ndim, std::int64_t* sizes, std::int64_t* const* strides, int arrays) {
-  int n = 0;
-  for (int d = 0; d < ndim; ++d) {
-    if (sizes[d] == 1) continue;
-    bool merge = n > 0;
-    for (int a = 0; a < arrays && merge; ++a)
-      merge = u64(strides[a][n - 1]) == u64(strides[a][d]) * u64(sizes[d]);
-    if (merge) {
-      sizes[n - 1] *= sizes[d];
-      for (int a = 0; a < arrays; ++a) strides[a][n - 1] = strides[a][d];
-    } else {
-      sizes[n] = sizes[d];
-      for (int a = 0; a < arrays; ++a) strides[a][n] = strides[a][d];
-      ++n;
-    }
-  }
-  return n;
-}
-
 unsigned grid_for(i64 n, i64 per_block, const GpuLaunch& l) {
   const i64 wanted = (n + per_block - 1) / per_block;
   const i64 cap = i64(l.options->multiprocessors > 0 ? l.options->multiprocessors : 1) * 32;
@@ -662,7 +640,7 @@ ElementwiseLaunchResult launch_family(const abi::ScatterParams& params, const Gp
     strides[arrays++] = p.index_positions;
     if (p.variant == abi::kScatterAtomic) strides[arrays++] = p.src_strides;
   }
-  p.ndim = collapse_dims(p.ndim, p.sizes, strides, arrays);
+  p.ndim = collapse_strided_dims(p.ndim, p.sizes, strides, arrays);
 
   if (p.variant == abi::kScatterKeys) {
     auto* keys = static_cast<long long*>(l.buffers[0].address);

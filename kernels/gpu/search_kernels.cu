@@ -103,27 +103,6 @@ __global__ void __launch_bounds__(kElementwiseBlock)
   }
 }
 
-// Drops size-1 dims and merges neighbours that every listed stride array walks as one.
-int collapse_dims(int ndim, std::int64_t* sizes, std::int64_t* const* strides, int arrays) {
-  int n = 0;
-  for (int d = 0; d < ndim; ++d) {
-    if (sizes[d] == 1) continue;
-    bool merge = n > 0;
-    for (int a = 0; a < arrays && merge; ++a)
-      merge = (unsigned long long)strides[a][n - 1] ==
-              (unsigned long long)strides[a][d] * (unsigned long long)sizes[d];
-    if (merge) {
-      sizes[n - 1] *= sizes[d];
-      for (int a = 0; a < arrays; ++a) strides[a][n - 1] = strides[a][d];
-    } else {
-      sizes[n] = sizes[d];
-      for (int a = 0; a < arrays; ++a) strides[a][n] = strides[a][d];
-      ++n;
-    }
-  }
-  return n;
-}
-
 template <int D>
 void launch_dtype(const abi::SearchParams& p, const GpuLaunch& l, unsigned blocks) {
   using S = typename Element<D>::Storage;
@@ -147,7 +126,7 @@ ElementwiseLaunchResult launch_family(const abi::SearchParams& params, const Gpu
   if (params.numel == 0) return result;
   abi::SearchParams p = params;
   std::int64_t* strides[3] = {p.out_strides, p.values_strides, p.seq_strides};
-  p.ndim = collapse_dims(p.ndim, p.sizes, strides, 3);
+  p.ndim = collapse_strided_dims(p.ndim, p.sizes, strides, 3);
   const i64 wanted = (p.numel + kElementwiseBlock - 1) / kElementwiseBlock;
   const i64 cap = i64(l.options->multiprocessors > 0 ? l.options->multiprocessors : 1) * 32;
   const unsigned blocks = unsigned(wanted < cap ? wanted : cap);
