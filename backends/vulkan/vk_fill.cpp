@@ -105,8 +105,7 @@ void launch_fill(VulkanDevice& dev, const KernelLaunch& launch) {
 
   GpuParams g{};
   const std::uint32_t wg = dev.workgroup_size();
-  const std::uint64_t groups = std::min<std::uint64_t>(
-      {(std::uint64_t(n) + wg - 1) / wg, f.max_workgroup_count_x, 1u << 22});
+  const std::uint64_t groups = chk.grid_groups(std::uint64_t(n), wg);
   g.head[0] = std::uint32_t(n);
   g.head[1] = std::uint32_t(p.ndim);
   g.head[2] = std::uint32_t(groups * wg);

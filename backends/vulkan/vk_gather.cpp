@@ -37,9 +37,7 @@ void launch_family(VulkanDevice& dev, const abi::GatherParams& p, const KernelLa
                                    " elements exceed the 2^31 - 1 the 32-bit index path supports");
   const DType t = DType(p.dtype), it = DType(p.index_dtype);
   auto reach = [&](std::int64_t offset, const std::int64_t* strides, const char* label) {
-    std::int64_t last = offset;
-    for (int d = 0; d < p.ndim; ++d) chk.reach(last, p.sizes[d], strides[d], label);
-    return last;
+    return chk.last_element(offset, p.ndim, p.sizes, strides, label);
   };
   const std::int64_t out_last = reach(p.out_offset, p.out_strides, "the output");
   chk.inside("the output", p.out_offset, out_last, t, launch.buffers[0].memory, kMaxIndex);
@@ -61,9 +59,7 @@ void launch_family(VulkanDevice& dev, const abi::GatherParams& p, const KernelLa
 
   GpuParams g{};
   const std::uint32_t wg = dev.workgroup_size();
-  const auto& f = ctx.features;
-  const std::uint64_t groups = std::min<std::uint64_t>(
-      {(std::uint64_t(p.numel) + wg - 1) / wg, f.max_workgroup_count_x, 1u << 22});
+  const std::uint64_t groups = chk.grid_groups(std::uint64_t(p.numel), wg);
   g.head[0] = std::uint32_t(p.numel);
   g.head[1] = std::uint32_t(p.ndim);
   g.head[2] = std::uint32_t(groups * wg);

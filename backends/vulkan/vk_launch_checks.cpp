@@ -1,5 +1,6 @@
 #include "backends/vulkan/vk_launch_checks.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -25,6 +26,18 @@ void LaunchChecks::reach(std::int64_t& last, std::int64_t size, std::int64_t str
   if (size > 0 && (__builtin_mul_overflow(size - 1, stride, &step) ||
                    __builtin_add_overflow(last, step, &last)))
     bad(label + "'s offset and strides overflow 64-bit element indices");
+}
+
+std::int64_t LaunchChecks::last_element(std::int64_t offset, int ndim, const std::int64_t* sizes,
+                                        const std::int64_t* strides,
+                                        const std::string& label) const {
+  for (int d = 0; d < ndim; ++d) reach(offset, sizes[d], strides[d], label);
+  return offset;
+}
+
+std::uint64_t LaunchChecks::grid_groups(std::uint64_t items, std::uint32_t wg) const {
+  return std::min<std::uint64_t>(
+      {(items + wg - 1) / wg, ctx_.features.max_workgroup_count_x, std::uint64_t(1) << 22});
 }
 
 void LaunchChecks::inside(const std::string& label, std::int64_t offset, std::int64_t last, DType t,

@@ -27,6 +27,13 @@ class LaunchChecks {
   // stride or a 64-bit overflow.
   void reach(std::int64_t& last, std::int64_t size, std::int64_t stride,
              const std::string& label) const;
+  // The last element of a view from element `offset` over `ndim` dims of `sizes` and
+  // `strides` (reach() along each).
+  std::int64_t last_element(std::int64_t offset, int ndim, const std::int64_t* sizes,
+                            const std::int64_t* strides, const std::string& label) const;
+  // Workgroups of `wg` invocations for a grid-stride loop over `items`: one per item up to
+  // maxComputeWorkGroupCount[0] and 2^22 (the shaders loop over the rest).
+  std::uint64_t grid_groups(std::uint64_t items, std::uint32_t wg) const;
   // A view from element `offset` to element `last` of dtype `t` lies in `m`, and `m` within
   // maxStorageBufferRange; with `max_index` >= 0, `last` must stay at or below it.
   void inside(const std::string& label, std::int64_t offset, std::int64_t last, DType t,

@@ -141,10 +141,7 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
     chk.inside(label, offset, last, t, launch.buffers[b].memory);
   };
   auto reach = [&](std::int64_t offset, const std::int64_t* sizes, const std::int64_t* strides,
-                   int n) {
-    for (int d = 0; d < n; ++d) chk.reach(offset, sizes[d], strides[d], "a view");
-    return offset;
-  };
+                   int n) { return chk.last_element(offset, n, sizes, strides, "a view"); };
   check(0, out, p.out_offset, reach(p.out_offset, p.out_sizes, p.out_strides, p.out_ndim),
         "the output");
   if (len > 0)

@@ -54,9 +54,7 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
   const DType t = DType(p.dtype), it = DType(p.index_dtype);
   const std::size_t item = dtype_size(t);
   auto reach = [&](std::int64_t offset, const std::int64_t* strides, const char* label) {
-    std::int64_t last = offset;
-    for (int d = 0; d < p.ndim; ++d) chk.reach(last, p.sizes[d], strides[d], label);
-    return last;
+    return chk.last_element(offset, p.ndim, p.sizes, strides, label);
   };
   // An int64 array read or written as word pairs: word 2 · last + 1 stays on the index path.
   const auto int64_array = [&](const char* label, std::int64_t offset, std::int64_t last,
@@ -138,8 +136,7 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
 
   GpuParams g{};
   const std::uint32_t wg = dev.workgroup_size();
-  const std::uint64_t groups = std::min<std::uint64_t>(
-      {(std::uint64_t(p.numel) + wg - 1) / wg, f.max_workgroup_count_x, 1u << 22});
+  const std::uint64_t groups = chk.grid_groups(std::uint64_t(p.numel), wg);
   g.head[0] = std::uint32_t(p.numel);
   g.head[1] = std::uint32_t(p.ndim);
   g.head[2] = std::uint32_t(groups * wg);

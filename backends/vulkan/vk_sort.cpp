@@ -65,9 +65,8 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
   chk.rows_view(p, p.values_offset, p.values_outer_strides, p.values_row_stride, t,
                 launch.buffers[0].memory, "the values");
   // int64 indices are written as word pairs: word 2 · last + 1 stays on the index path.
-  std::int64_t last = p.indices_offset;
-  for (int d = 0; d < p.outer_ndim; ++d)
-    chk.reach(last, p.outer_sizes[d], p.indices_outer_strides[d], "the indices");
+  std::int64_t last = chk.last_element(p.indices_offset, p.outer_ndim, p.outer_sizes,
+                                       p.indices_outer_strides, "the indices");
   chk.reach(last, p.row_len, p.indices_row_stride, "the indices");
   chk.inside("the indices", p.indices_offset, last, DType::kInt64, launch.buffers[1].memory,
              kMaxIndex / 2 - 1);
