@@ -29,6 +29,13 @@ void explain_sort(const OpEntry& entry, const ExplainCall& call, OpExplanation& 
   p.in_row_stride = p.values_row_stride = p.indices_row_stride = 1;
   std::vector<PlanChoice> choices;
   if (p.rows > 0) plan_sort_variant(p, call.target, choices);
+  const std::int64_t tile = sort_rows_tile_cap(t, call.target);
+  if ((op == "topk" || op == "kthvalue") && p.row_len > tile)
+    choices.push_back({"tournament", "chunks of " + std::to_string(tile), "", "",
+                       "for k <= " + std::to_string(tile / 4) +
+                           ": each chunk sorted by the rows variant keeps its first k, the "
+                           "candidates cut again until they fit one tile (topk_chunks.cpp); "
+                           "a larger k sorts the whole rows as planned here."});
   choices.push_back({"order", "stable", "", "",
                      "ties keep their input order on every backend (position is the second "
                      "key); -0 equals +0; NaN sorts above +inf, as PyTorch."});

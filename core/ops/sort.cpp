@@ -157,9 +157,11 @@ ValuesAndIndices topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool la
     throw InvalidArgument("topk", "topk: selected index k (" + std::to_string(k) +
                                       ") is out of range for a dim of size " + std::to_string(n) +
                                       ".");
+  const int d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "topk");
+  if (x.dim() > 0)
+    if (auto chosen = detail::topk_by_chunks(x, k, d, largest)) return *chosen;
   ValuesAndIndices s = detail::sort_rows("topk", x, dim, largest);
   if (x.dim() == 0 || k == n) return s;
-  const int d = wrap_dim(dim, x.dim(), "topk");
   return {s.values.narrow(d, 0, k).contiguous(), s.indices.narrow(d, 0, k).contiguous()};
 }
 
@@ -171,9 +173,13 @@ ValuesAndIndices kthvalue(const Tensor& x, std::int64_t k, std::int64_t dim, boo
     throw InvalidArgument("kthvalue", "kthvalue: selected number k (" + std::to_string(k) +
                                           ") is out of range for a dim of size " +
                                           std::to_string(n) + ".");
-  ValuesAndIndices s = detail::sort_rows("kthvalue", x, dim, false);
-  if (x.dim() == 0) return s;
+  if (x.dim() == 0) return detail::sort_rows("kthvalue", x, dim, false);
   const int d = wrap_dim(dim, x.dim(), "kthvalue");
+  // A small k: the tournament's first k ascending (its last is element k - 1, ties by index
+  // as the full sort's).
+  if (auto chosen = detail::topk_by_chunks(x, k, d, false))
+    return detail::select_position(*chosen, d, k - 1, keepdim);
+  ValuesAndIndices s = detail::sort_rows("kthvalue", x, dim, false);
   return detail::select_position(s, d, k - 1, keepdim);
 }
 

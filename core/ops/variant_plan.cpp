@@ -186,13 +186,19 @@ std::int64_t sort_rows_per_launch(std::int64_t row_len, std::int32_t key_bits) {
   return std::max<std::int64_t>(1, sort_workspace_budget_words() / per_row);
 }
 
+std::int64_t sort_rows_tile_cap(DType dtype, const PlanTarget& target) {
+  const std::int64_t pair_bytes = 4 * abi::sort_key_words(8 * std::int32_t(dtype_size(dtype))) + 4;
+  std::int64_t cap = abi::kSortRowsTileMax;
+  while (cap > 1 && cap * pair_bytes > target.caps.shared_memory_per_block.value) cap /= 2;
+  return cap;
+}
+
 int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices) {
   p.key_bits = 8 * std::int32_t(dtype_size(DType(p.dtype)));
   const std::int64_t pair_bytes = 4 * abi::sort_key_words(p.key_bits) + 4;
   const Capability<std::int64_t>& shared = target.caps.shared_memory_per_block;
-  std::int64_t cap = abi::kSortRowsTileMax;
-  while (cap > 1 && cap * pair_bytes > shared.value) cap /= 2;
+  const std::int64_t cap = sort_rows_tile_cap(DType(p.dtype), target);
   p.segment = 1;
   while (p.segment < p.row_len) p.segment *= 2;
   // Short rows share a tile (tile / segment rows a block); no tile larger than all the rows.

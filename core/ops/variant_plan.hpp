@@ -57,6 +57,9 @@ int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
 // whose keys and positions fit the device's shared memory (capped at abi::kSortRowsTileMax),
 // with its segment (the row's power of two) and tile; the radix variant for longer rows.
 // `p` has dtype, rows and row_len set.
+// The largest power-of-two row the rows variant sorts: its keys and positions fit the
+// device's shared memory, at most abi::kSortRowsTileMax.
+std::int64_t sort_rows_tile_cap(DType dtype, const PlanTarget& target);
 int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices);
 // The most rows of row_len keys one radix-variant launch takes (at least 1): its

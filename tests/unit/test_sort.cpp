@@ -245,3 +245,67 @@ TEST_CASE("mode and unique find the runs of equal values as PyTorch") {
     CHECK(one.counts.to_host<std::int64_t>() == I64{1});
   }
 }
+
+// topk of a small k over rows longer than one tile takes the tournament (topk_chunks.cpp):
+// its result must be the full stable order's first k, ties by index and NaN as the largest
+// value, checked against std::stable_sort. Few distinct values make ties across chunks.
+TEST_CASE("topk and kthvalue over long rows match std::stable_sort, ties by index") {
+  std::mt19937 gen(1234);
+  const std::int64_t rows = 2, n = 9000;  // two full chunks of 4096 and a tail of 808
+  F v(std::size_t(rows * n));
+  for (float& e : v) {
+    const int r = int(gen() % 41);
+    e = r == 40 ? std::numeric_limits<float>::quiet_NaN() : float(r % 7) - 3.0f;
+  }
+  // (is NaN, value): NaN above every number, equal to another NaN.
+  const auto key = [&](std::int64_t i) {
+    const float e = v[std::size_t(i)];
+    return std::pair<int, float>(std::isnan(e) ? 1 : 0, std::isnan(e) ? 0.0f : e);
+  };
+  const auto bits = [](float f) {
+    std::uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return std::isnan(f) ? 0x7fc00000u : b;
+  };
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const Tensor x = Tensor::from_host(v, {rows, n}, d);
+    for (bool largest : {true, false})
+      for (std::int64_t k : {1, 50, 1024}) {
+        CAPTURE(largest);
+        CAPTURE(k);
+        // Along the last dim, and along dim 0 of the transposed view.
+        for (int along : {1, 0}) {
+          CAPTURE(along);
+          const Tensor in = along == 1 ? x : x.transpose(0, 1);
+          const ops::ValuesAndIndices r = ops::topk(in, k, along, largest);
+          const F got = r.values.contiguous().to_host<float>();
+          const I64 at = r.indices.contiguous().to_host<std::int64_t>();
+          for (std::int64_t row = 0; row < rows; ++row) {
+            std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+              const auto ka = key(row * n + a), kb = key(row * n + b);
+              return largest ? kb < ka : ka < kb;
+            });
+            for (std::int64_t j = 0; j < k; ++j) {
+              // [rows, k] along the last dim, [k, rows] along dim 0.
+              const std::size_t g = std::size_t(along == 1 ? row * k + j : j * rows + row);
+              CHECK(at[g] == order[std::size_t(j)]);
+              CHECK(bits(got[g]) == bits(v[std::size_t(row * n + order[std::size_t(j)])]));
+            }
+          }
+        }
+      }
+    const ops::ValuesAndIndices kth = ops::kthvalue(x, 7, 1, false);
+    const I64 kat = kth.indices.to_host<std::int64_t>();
+    for (std::int64_t row = 0; row < rows; ++row) {
+      std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return key(row * n + a) < key(row * n + b);
+      });
+      CHECK(kat[std::size_t(row)] == order[6]);
+    }
+  }
+}
