@@ -19,8 +19,8 @@
 namespace nbx::ops::detail {
 namespace {
 
-// The first `k` of every row of `rows` ([r, len], len <= the tile) in order, with their
-// positions in the row offset by `first`.
+// The first `k` of every row along the last dim of `rows` (len <= the tile) in order, with
+// their positions in the row offset by `first`.
 ValuesAndIndices best_of(const Tensor& rows, std::int64_t k, bool largest, std::int64_t first) {
   const ValuesAndIndices s = sort_rows("topk", rows, -1, largest);
   const std::int64_t keep = std::min(k, rows.shape()[rows.dim() - 1]);
@@ -52,9 +52,10 @@ std::optional<ValuesAndIndices> topk_by_chunks(const Tensor& x, std::int64_t k, 
   Tensor origin;  // int64 [rows, m]: each candidate's index in x's row (undefined: itself)
   while (values.shape()[1] > tile) {
     const std::int64_t m = values.shape()[1], full = m / tile, tail = m % tile;
-    // The full chunks as rows of one sort; chunk c's positions offset by c · tile.
+    // The full chunks as a [rows, full, tile] view (no copy), sorted in one launch; chunk c's
+    // positions offset by c · tile.
     const ValuesAndIndices chunks =
-        best_of(values.narrow(1, 0, full * tile).reshape({rows * full, tile}), k, largest, 0);
+        best_of(values.narrow(1, 0, full * tile).view({rows, full, tile}), k, largest, 0);
     const Tensor starts = arange(0, full * tile, tile, DType::kInt64, device).reshape({1, full, 1});
     Tensor v = chunks.values.reshape({rows, full * k});
     Tensor at = add(chunks.indices.reshape({rows, full, k}), starts).reshape({rows, full * k});
