@@ -15,6 +15,7 @@
 #include "core/ops/index_write.hpp"
 #include "core/ops/sort.hpp"
 #include "tests/conformance/conformance_families.hpp"
+#include "tests/scatter_mode.hpp"
 
 namespace nbx::conformance::index_write_util {
 
@@ -29,30 +30,8 @@ inline View expand_to(Shape shape) {
   return [shape](const Tensor& t) { return t.expand(shape); };
 }
 
-// The scatter variant of a cell's calls: "atomic" or "sorted" (deterministic algorithms
-// on); the previous flag and NBX_SCATTER come back when the call returns.
-class ScopedMode {
- public:
-  explicit ScopedMode(const char* mode) : was_(deterministic_algorithms()) {
-    if (const char* v = std::getenv("NBX_SCATTER")) env_ = v, had_env_ = true;
-    set_deterministic_algorithms(std::string(mode) == "sorted");
-    setenv("NBX_SCATTER", mode, 1);
-  }
-  ~ScopedMode() {
-    set_deterministic_algorithms(was_);
-    if (had_env_)
-      setenv("NBX_SCATTER", env_.c_str(), 1);
-    else
-      unsetenv("NBX_SCATTER");
-  }
-  ScopedMode(const ScopedMode&) = delete;
-  ScopedMode& operator=(const ScopedMode&) = delete;
-
- private:
-  bool was_;
-  bool had_env_ = false;
-  std::string env_;
-};
+// The scatter variant of a cell's calls (tests/scatter_mode.hpp).
+using ScopedMode = testing::ScatterModeScope;
 
 // How an operand is laid out on the device: the logical tensor is the same on both sides.
 enum class Layout { kContiguous, kTransposed, kStrided, kExpanded0 };

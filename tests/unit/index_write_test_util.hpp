@@ -16,6 +16,7 @@
 
 #include "core/ops/index_write.hpp"
 #include "nbx/nbx.hpp"
+#include "tests/scatter_mode.hpp"
 #include "tests/unit/present_devices.hpp"
 
 namespace nbx::testing::index_write {
@@ -59,19 +60,8 @@ inline std::vector<std::byte> bytes_of(const Tensor& t) {
   return b;
 }
 
-// Restores the deterministic flag and NBX_SCATTER when a case ends.
-struct ModeGuard {
-  bool was = deterministic_algorithms();
-  std::string env = std::getenv("NBX_SCATTER") ? std::getenv("NBX_SCATTER") : "";
-  bool had_env = std::getenv("NBX_SCATTER") != nullptr;
-  ~ModeGuard() {
-    set_deterministic_algorithms(was);
-    if (had_env)
-      setenv("NBX_SCATTER", env.c_str(), 1);
-    else
-      unsetenv("NBX_SCATTER");
-  }
-};
+// Restores the deterministic flag and NBX_SCATTER when a case ends (tests/scatter_mode.hpp).
+using ModeGuard = testing::ScatterModeScope;
 inline void deterministic(bool on) {
   set_deterministic_algorithms(on);
   unsetenv("NBX_SCATTER");

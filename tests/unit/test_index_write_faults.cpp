@@ -23,6 +23,7 @@
 
 #include "core/ops/index_write.hpp"
 #include "nbx/nbx.hpp"
+#include "tests/scatter_mode.hpp"
 #include "tests/unit/expect_fault.hpp"
 #include "tests/unit/present_devices.hpp"
 
@@ -45,18 +46,7 @@ D vals(const Tensor& t) {
 }
 
 // The scatter mode for the duration of a case: "atomic" or "sorted" (deterministic).
-struct Mode {
-  bool was = deterministic_algorithms();
-  explicit Mode(const std::string& m) { set(m); }
-  static void set(const std::string& m) {
-    set_deterministic_algorithms(m == "sorted");
-    setenv("NBX_SCATTER", m.c_str(), 1);
-  }
-  ~Mode() {
-    set_deterministic_algorithms(was);
-    unsetenv("NBX_SCATTER");
-  }
-};
+using Mode = testing::ScatterModeScope;
 
 // The destination: a [3, 4] view (rows 1…3, columns 1…4) of a [5, 6] tensor. The view holds
 // 4r + c + 0.5, the frame around it -100 - k.
