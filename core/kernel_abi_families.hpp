@@ -264,6 +264,10 @@ enum SortVariant : std::int32_t {
   kSortRadix = 1,  // rows of any length: least-significant-digit radix passes of
                    // kSortRadixBits bits over a workspace (histograms per tile, a scan per
                    // row, a stable scatter), then the values and indices written out
+  kSortOnesweep = 2,  // rows of any length below 2^30 (CUDA/HIP): one histogram of every
+                      // digit up front, then one pass per kSortOnesweepBits-bit digit whose
+                      // tiles find their offsets by decoupled look-back (Adinets & Merrill,
+                      // "Onesweep", 2022); the last pass writes the values and indices
 };
 // The rows variant's largest tile: a power of two whose keys and positions fit the shared
 // memory of every target without opting in (4096 × (8 + 4) bytes = 48 KB).
@@ -298,11 +302,41 @@ constexpr std::int64_t sort_workspace_words(std::int64_t rows, std::int64_t row_
          rows * kSortRadixBuckets * sort_radix_tiles(row_len) +
          (key_bits / kSortRadixBits) * rows * sort_scan_chunks(row_len);
 }
+// The onesweep variant: 8-bit digits, tiles of kSortOnesweepTile elements (a block of 256
+// threads × 16). Its workspace, in 32-bit words, in this order: keys A and keys B (rows ×
+// row_len × key words each), positions A and positions B (rows × row_len each), the digit
+// offsets (rows × passes × buckets: each row's exclusive prefix of every digit's count), one
+// tile counter per pass, and the tiles' look-back status (passes × rows × tiles × buckets
+// words: a 2-bit flag over a 30-bit count, so a row holds fewer than 2^30 elements). All of it
+// is written by the launch before it is read.
+inline constexpr int kSortOnesweepBits = 8;
+inline constexpr int kSortOnesweepBuckets = 1 << kSortOnesweepBits;
+inline constexpr std::int64_t kSortOnesweepTile = 4096;
+inline constexpr std::int64_t kSortOnesweepMaxRow = std::int64_t(1) << 30;
+constexpr std::int64_t sort_onesweep_passes(std::int32_t key_bits) {
+  return key_bits / kSortOnesweepBits;
+}
+constexpr std::int64_t sort_onesweep_tiles(std::int64_t row_len) {
+  return (row_len + kSortOnesweepTile - 1) / kSortOnesweepTile;
+}
+constexpr std::int64_t sort_onesweep_workspace_words(std::int64_t rows, std::int64_t row_len,
+                                                     std::int32_t key_bits) {
+  const std::int64_t n = rows * row_len, passes = sort_onesweep_passes(key_bits);
+  return 2 * n * sort_key_words(key_bits) + 2 * n + rows * passes * kSortOnesweepBuckets +
+         passes + passes * rows * sort_onesweep_tiles(row_len) * kSortOnesweepBuckets;
+}
+// The workspace a variant takes (kSortRows: none).
+constexpr std::int64_t sort_variant_workspace_words(std::int32_t variant, std::int64_t rows,
+                                                    std::int64_t row_len, std::int32_t key_bits) {
+  return variant == kSortRadix      ? sort_workspace_words(rows, row_len, key_bits)
+         : variant == kSortOnesweep ? sort_onesweep_workspace_words(rows, row_len, key_bits)
+                                    : 0;
+}
 // The most workspace one launch takes, in words (2 GiB): larger row counts are launched in
 // groups of rows (core/ops/sort.cpp).
 inline constexpr std::int64_t kSortWorkspaceBudgetWords = std::int64_t(1) << 29;
 // Buffers: [0] values (the input's dtype), [1] indices (int64), [2] the input, [3] the
-// workspace (kSortRadix; empty for kSortRows).
+// workspace (kSortRadix, kSortOnesweep; empty for kSortRows).
 struct SortParams {
   std::int32_t op;  // SortOp
   std::int32_t dtype;

@@ -68,7 +68,10 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
     case KernelFamily::kSearch:
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kSearchBinary);
     case KernelFamily::kSort:
-      return backend == BackendKind::kUnknown ? 0 : bit(abi::kSortRows) | bit(abi::kSortRadix);
+      return backend == BackendKind::kCuda || backend == BackendKind::kHip
+                 ? bit(abi::kSortRows) | bit(abi::kSortRadix) | bit(abi::kSortOnesweep)
+             : backend == BackendKind::kUnknown ? 0
+                                                : bit(abi::kSortRows) | bit(abi::kSortRadix);
     case KernelFamily::kTimestamp:
     case KernelFamily::kCopyProbe:
       return backend == BackendKind::kVulkan ? bit(0) : 0;

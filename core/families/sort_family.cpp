@@ -1,6 +1,7 @@
 // The sort family (abi::SortParams): rows sorted stably by the order-preserving transform of
-// their keys; buffers [0] values, [1] int64 indices, [2] input, [3] the radix workspace.
-// The rows variant serves rows that fit its tile; the radix variant serves any row.
+// their keys; buffers [0] values, [1] int64 indices, [2] input, [3] the radix or onesweep
+// workspace. The rows variant serves rows that fit its tile; the radix variant serves any row,
+// the onesweep variant any row below abi::kSortOnesweepMaxRow.
 #include <string>
 
 #include "core/dtype.hpp"
@@ -15,7 +16,7 @@ std::string op_name(std::int32_t code) {
   return name_from_list("sort", kOpNames, code);
 }
 
-constexpr std::string_view kVariants[] = {"rows", "radix"};
+constexpr std::string_view kVariants[] = {"rows", "radix", "onesweep"};
 
 bool power_of_two(std::int64_t v) {
   return v > 0 && (v & (v - 1)) == 0;
@@ -55,10 +56,10 @@ void validate(const abi::SortParams& p, std::span<const KernelBuffer> buffers,
   rows_view("the indices", p.indices_offset, p.indices_outer_strides, p.indices_row_stride,
             buffers[1], std::int32_t(DType::kInt64));
   rows_view("the input", p.in_offset, p.in_outer_strides, p.in_row_stride, buffers[2], p.dtype);
-  if (p.variant == abi::kSortRadix && p.rows > 0 && p.row_len > 0) {
-    std::int64_t words = 0;
+  if (p.variant != abi::kSortRows && p.rows > 0 && p.row_len > 0) {
     if (p.rows > (std::int64_t(1) << 40) / p.row_len) check.fail("rows × row_len is too large");
-    words = abi::sort_workspace_words(p.rows, p.row_len, p.key_bits);
+    const std::int64_t words =
+        abi::sort_variant_workspace_words(p.variant, p.rows, p.row_len, p.key_bits);
     check.view("the workspace", 0).dim(words, 1).inside(buffers[3], std::int32_t(DType::kInt32));
   }
 }
@@ -68,6 +69,9 @@ std::string refusal(std::int32_t variant, const abi::SortParams& p, int) {
   if (variant == abi::kSortRows && p.row_len > abi::kSortRowsTileMax)
     return "rows of " + std::to_string(p.row_len) + " elements exceed the rows variant's tile of " +
            std::to_string(abi::kSortRowsTileMax);
+  if (variant == abi::kSortOnesweep && p.row_len >= abi::kSortOnesweepMaxRow)
+    return "rows of " + std::to_string(p.row_len) +
+           " elements reach the onesweep variant's limit of 2^30 (30-bit look-back counts)";
   return {};
 }
 

@@ -50,9 +50,10 @@ void launch_sort(const Tensor& x, const Tensor& values, const Tensor& indices, i
   const int variant = plan_sort_variant(p, target, choices);
   const Device& device = x.device();
   Tensor workspace;
-  if (variant == abi::kSortRadix)
-    workspace = Tensor::empty({abi::sort_workspace_words(p.rows, p.row_len, p.key_bits)},
-                              DType::kInt32, device);
+  if (variant != abi::kSortRows)
+    workspace = Tensor::empty(
+        {abi::sort_variant_workspace_words(variant, p.rows, p.row_len, p.key_bits)}, DType::kInt32,
+        device);
   KernelBuffer buffers[4] = {
       {values.storage()->memory(), true},
       {indices.storage()->memory(), true},
@@ -100,17 +101,18 @@ ValuesAndIndices sort_rows(const char* name, const Tensor& x, std::int64_t dim, 
   ValuesAndIndices r{Tensor::empty(x.shape(), x.dtype(), device),
                      Tensor::empty(x.shape(), DType::kInt64, device)};
   // The variant of the whole problem decides whether it is launched in groups of rows (only
-  // the radix variant has a workspace); each launch plans its own rows again.
+  // the radix and onesweep variants have a workspace); each launch plans its own rows again.
   abi::SortParams whole{};
   whole.dtype = static_cast<std::int32_t>(x.dtype());
   whole.row_len = x.dim() == 0 ? 1 : x.shape()[sort_dim];
   whole.rows = whole.row_len == 0 ? 0 : x.numel() / whole.row_len;
   if (whole.rows == 0) return r;
   std::vector<PlanChoice> unused;
-  const bool radix = plan_sort_variant(whole, target, unused) == abi::kSortRadix;
+  const int variant = plan_sort_variant(whole, target, unused);
   launch_in_chunks(x, r.values, r.indices, sort_dim, descending, target,
-                   radix ? sort_rows_per_launch(whole.row_len, whole.key_bits)
-                         : std::numeric_limits<std::int64_t>::max());
+                   variant != abi::kSortRows
+                       ? sort_rows_per_launch(variant, whole.row_len, whole.key_bits)
+                       : std::numeric_limits<std::int64_t>::max());
   return r;
 }
 

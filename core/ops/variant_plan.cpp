@@ -181,8 +181,9 @@ std::int64_t sort_workspace_budget_words() {
                    : abi::kSortWorkspaceBudgetWords;
 }
 
-std::int64_t sort_rows_per_launch(std::int64_t row_len, std::int32_t key_bits) {
-  const std::int64_t per_row = abi::sort_workspace_words(1, row_len, key_bits);
+std::int64_t sort_rows_per_launch(std::int32_t variant, std::int64_t row_len,
+                                  std::int32_t key_bits) {
+  const std::int64_t per_row = abi::sort_variant_workspace_words(variant, 1, row_len, key_bits);
   return std::max<std::int64_t>(1, sort_workspace_budget_words() / per_row);
 }
 
@@ -213,38 +214,57 @@ int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
            ? ", clamped below the variant's " + std::to_string(abi::kSortRowsTileMax)
            : "") +
       ")";
+  // The onesweep kernel's shared memory (kernels/gpu/sort_onesweep_kernels.cu): a tile of
+  // keys, 256 digit counters per warp of 32 (at most 8 warps) and a few hundred words more.
+  const std::int64_t onesweep_bytes =
+      abi::kSortOnesweepTile * 4 * abi::sort_key_words(p.key_bits) + 8 * 1024 + 2 * 1024;
   std::vector<int> candidates;
-  if (fits)
-    candidates = {abi::kSortRows, abi::kSortRadix};
-  else
-    candidates = {abi::kSortRadix};
+  if (fits) candidates.push_back(abi::kSortRows);
+  if (shared.value >= onesweep_bytes) candidates.push_back(abi::kSortOnesweep);
+  candidates.push_back(abi::kSortRadix);
   const int v = choose_variant(p, candidates, target, choices);
+  // CUDA and HIP sort a tile by radix ranks in registers (kernels/gpu/sort_kernels.cu),
+  // Vulkan by a bitonic network (kernels/vulkan/sort_rows.comp); the host sorts every variant
+  // as (key, position) pairs (backends/host/host_sort.cpp).
+  const std::string& backend = target.caps.backend;
+  const bool gpu = backend == "cuda" || backend == "hip";
   if (v == abi::kSortRows)
     choices.push_back(
         {"tile",
          std::to_string(p.tile) + " elements, rows in segments of " + std::to_string(p.segment),
          "shared_memory.per_block", shared.source,
          "a row fits the largest tile, " + cap_text +
-             ": a bitonic network over (key, position) in shared memory."});
-  if (v == abi::kSortRadix && p.rows > sort_rows_per_launch(p.row_len, p.key_bits))
-    choices.push_back(
-        {"chunks", std::to_string(sort_rows_per_launch(p.row_len, p.key_bits)) + " rows a launch",
-         "", "",
-         "the radix workspace of all rows would pass its budget of " +
-             std::to_string((4 * sort_workspace_budget_words()) >> 20) +
-             " MiB: the rows are sorted in groups, one launch each."});
+             (gpu ? ": a block radix sort (8-bit digits ranked in registers, exchanged through "
+                    "shared memory; the row's number as the last digits)."
+              : backend == "host" ? ": the host sorts (key, position) pairs."
+                                  : ": a bitonic network over (key, position) in shared memory.")});
+  const std::int64_t per_launch =
+      v == abi::kSortRows ? p.rows : sort_rows_per_launch(v, p.row_len, p.key_bits);
+  if (v != abi::kSortRows && p.rows > per_launch)
+    choices.push_back({"chunks", std::to_string(per_launch) + " rows a launch", "", "",
+                       "the " + variant_name(KernelFamily::kSort, v) +
+                           " workspace of all rows would pass its budget of " +
+                           std::to_string((4 * sort_workspace_budget_words()) >> 20) +
+                           " MiB: the rows are sorted in groups, one launch each."});
+  const int bits = v == abi::kSortOnesweep ? abi::kSortOnesweepBits : abi::kSortRadixBits;
+  const std::string workspace =
+      std::to_string(4 * abi::sort_variant_workspace_words(v, std::min(p.rows, per_launch),
+                                                           p.row_len, p.key_bits)) +
+      " bytes";
   if (v != abi::kSortRows)
     choices.push_back(
         {"passes",
-         std::to_string(p.key_bits / abi::kSortRadixBits) + " digits of " +
-             std::to_string(abi::kSortRadixBits) + " bits",
+         std::to_string(p.key_bits / bits) + " digits of " + std::to_string(bits) + " bits",
          fits ? "" : "shared_memory.per_block", fits ? "" : shared.source,
          "rows of " + std::to_string(p.row_len) + " elements exceed the tile of " + cap_text +
-             ": least-significant-digit radix passes over a workspace of " +
-             std::to_string(4 * abi::sort_workspace_words(
-                                    std::min(p.rows, sort_rows_per_launch(p.row_len, p.key_bits)),
-                                    p.row_len, p.key_bits)) +
-             " bytes."});
+             (v == abi::kSortOnesweep
+                  ? ": one histogram of every digit, then a pass per digit over tiles of " +
+                        std::to_string(abi::kSortOnesweepTile) +
+                        " whose offsets come by decoupled look-back (onesweep), in a workspace "
+                        "of " +
+                        workspace + "."
+                  : ": least-significant-digit radix passes over a workspace of " + workspace +
+                        ".")});
   return v;
 }
 

@@ -55,17 +55,19 @@ int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
 // ---- Sort layout (abi::SortVariant) ----
 // key_bits from the dtype; the rows variant where a row fits the largest power-of-two tile
 // whose keys and positions fit the device's shared memory (capped at abi::kSortRowsTileMax),
-// with its segment (the row's power of two) and tile; the radix variant for longer rows.
+// with its segment (the row's power of two) and tile; for longer rows the onesweep variant
+// where the backend offers it and its tile fits shared memory, the radix variant otherwise.
 // `p` has dtype, rows and row_len set.
 // The largest power-of-two row the rows variant sorts: its keys and positions fit the
 // device's shared memory, at most abi::kSortRowsTileMax.
 std::int64_t sort_rows_tile_cap(DType dtype, const PlanTarget& target);
 int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices);
-// The most rows of row_len keys one radix-variant launch takes (at least 1): its
-// workspace stays within abi::kSortWorkspaceBudgetWords (2 GiB; Vulkan's storage buffers
-// reach 4 GiB at most; $NBX_SORT_WORKSPACE_BYTES may set less), so sort_rows launches larger
-// row counts in chunks.
-std::int64_t sort_rows_per_launch(std::int64_t row_len, std::int32_t key_bits);
+// The most rows of row_len keys one launch of a workspace variant (radix, onesweep) takes (at
+// least 1): its workspace stays within abi::kSortWorkspaceBudgetWords (2 GiB; Vulkan's storage
+// buffers reach 4 GiB at most; $NBX_SORT_WORKSPACE_BYTES may set less), so sort_rows launches
+// larger row counts in chunks.
+std::int64_t sort_rows_per_launch(std::int32_t variant, std::int64_t row_len,
+                                  std::int32_t key_bits);
 
 }  // namespace nbx::ops

@@ -158,6 +158,27 @@ NBX_GPU_INLINE T warp_shuffle_down(T v, unsigned delta) {
 }
 #endif
 
+// Orders the shared-memory accesses of the warp's lanes before and after it (a wavefront
+// runs in lockstep on AMD: only the compiler must not move accesses across it).
+NBX_GPU_INLINE void warp_sync() {
+#if NBX_GPU_HIP
+  __builtin_amdgcn_wave_barrier();
+#else
+  __syncwarp();
+#endif
+}
+// The lanes below this one, and the number of lanes in a mask.
+NBX_GPU_INLINE LaneMask lanes_below() {
+  return (LaneMask(1) << lane_id()) - 1;
+}
+NBX_GPU_INLINE int lane_count(LaneMask m) {
+  if constexpr (sizeof(LaneMask) == 8) {
+    return __popcll(static_cast<unsigned long long>(m));
+  } else {
+    return __popc(static_cast<unsigned>(m));
+  }
+}
+
 NBX_GPU_INLINE bool warp_any(bool p) {
   return warp_ballot(p) != 0;
 }

@@ -1,376 +1,133 @@
 // The "sort" kernel family for CUDA and HIP (kernel ABI: abi::SortParams, semantics
 // backends/host/host_sort.cpp): rows sorted stably by the order-preserving transform of their
-// keys, ties in input order, values copied bit for bit.
-//  - rows (kSortRows): a block loads tile / segment rows into shared memory as (key, position)
-//    pairs, pads each row to its power-of-two segment with pairs above any real one, and runs a
-//    bitonic network over the pairs; every segment's last merge is ascending, so each row comes
-//    out sorted whatever its place in the tile. Position as the second key makes the network's
-//    result the stable order. Then each pair writes its value (read from the input by its
-//    position) and its position.
-//  - radix (kSortRadix): rows of any length, in the workspace the wrapper allocated (layout
-//    abi::sort_workspace_words): keys and positions prepared once, then one pass per 4-bit digit,
-//    least significant first, each of four kernels — (1) each tile of 2048 elements counts its
-//    digits and adds them to its chunk's total, (2) a block per row scans the row's chunk
-//    totals, (3) a block per chunk of 4096 counts scans them (digit by digit, tile by tile) into
-//    offsets from its total's prefix, (4) each tile ranks its elements by digit in tile order (a
-//    thread owns 8 consecutive elements) and scatters them to their offsets: stable, so after the
-//    last digit the row is in key order with ties in input order. Every pass reads and writes whole
-//    arrays, between two halves of the workspace; the pass count is even, so the result ends in
-//    the first half, from which the values and positions are written out.
-#include "kernels/gpu/elementwise_kernels.cuh"
-#include "kernels/gpu/elementwise_plan.hpp"
-#include "kernels/gpu/family_launch.hpp"
+// keys (sort_keys.cuh), ties in input order, values copied bit for bit. This file holds the
+// launcher and the rows variant; the radix and onesweep variants have their own sources.
+//
+// rows (kSortRows): a block radix sort of one tile of at most 4096 elements, as CUB's
+// BlockRadixSort (what PyTorch runs for rows of up to 4096). The tile holds tile / segment rows,
+// row r's element j at r·segment + j; elements past a row's end are pads with the largest key.
+// Keys stay in registers (Items per thread, warp-striped); each pass ranks them by one 8-bit
+// digit (block_radix_rank.cuh) and exchanges them through shared memory into rank order,
+// least significant digit first, then the row number's digits, so the tile ends grouped by row
+// and each row in key order, ties in element order (stable: every pass is). The element's tile
+// index travels with its key; the last pass writes each row's values (copied from the input by
+// position) and positions.
+#include "kernels/gpu/block_radix_rank.cuh"
+#include "kernels/gpu/sort_keys.cuh"
+#include "kernels/gpu/sort_launchers.hpp"
 
 namespace nbx::gpu {
 namespace {
 
-using u32 = unsigned;
-using u64 = unsigned long long;
+using namespace sort;
 
-constexpr int kRowsMaxThreads = 512;
-constexpr int kRadixThreads = 256;
-constexpr int kRadixItems = int(abi::kSortRadixTile) / kRadixThreads;  // 8
-constexpr int kBuckets = abi::kSortRadixBuckets;
-constexpr int kScanThreads = 1024;
-
-// The family's key of one element's bits (the low `bits` bits of `raw`).
-NBX_GPU_INLINE u64 sort_key(u64 raw, int dtype, int bits, bool descending) {
-  const u64 mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
-  const u64 sign = 1ull << (bits - 1);
-  u64 key = raw & mask;
-  if (dtype == kFloat16 || dtype == kBFloat16 || dtype == kFloat32 || dtype == kFloat64) {
-    const int mantissa = dtype == kFloat16    ? 10
-                         : dtype == kBFloat16 ? 7
-                         : dtype == kFloat32  ? 23
-                                              : 52;
-    const u64 exponent = (mask >> (mantissa + 1)) << mantissa;
-    const u64 magnitude = key & ~sign;
-    if ((magnitude & exponent) == exponent && (magnitude & ~exponent) != 0)
-      key = mask;  // every NaN, above +inf
-    else if (magnitude == 0)
-      key = sign;  // -0 as +0
-    else
-      key = (key & sign) ? ~key & mask : key | sign;
-  } else if (dtype != kBool && dtype != kUInt8) {
-    key ^= sign;
-  }
-  return descending ? ~key & mask : key;
+constexpr size_t round_up(size_t bytes, size_t to) {
+  return (bytes + to - 1) / to * to;
 }
+constexpr size_t kRankSharedBytes = round_up(sizeof(RankShared), 16);
 
-template <typename Elem>
-NBX_GPU_INLINE u64 raw_bits(Elem v) {
-  return u64(v);  // Elem is the unsigned type of the element's size
-}
-
-struct RowOffsets {
-  i64 in, values, indices;
-};
-
-NBX_GPU_INLINE RowOffsets row_offsets(const abi::SortParams& p, i64 row) {
-  RowOffsets o{p.in_offset, p.values_offset, p.indices_offset};
-  for (int d = p.outer_ndim - 1; d >= 0; --d) {
-    const i64 c = next_coordinate(row, p.outer_sizes[d]);
-    o.in += c * p.in_outer_strides[d];
-    o.values += c * p.values_outer_strides[d];
-    o.indices += c * p.indices_outer_strides[d];
-  }
-  return o;
-}
-
-// ---- rows: a bitonic network in shared memory ----
-
-template <typename Key, typename Elem>
-__global__ void sort_rows_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
-                                 long long* indices, const Elem* in) {
+template <typename Key, typename Elem, int Items>
+__global__ void __launch_bounds__(kRankThreads)
+    sort_rows_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
+                     long long* indices, const Elem* in) {
+  constexpr int kTile = kRankThreads * Items;
   extern __shared__ __align__(16) unsigned char sort_smem[];
-  const int tile = int(p.tile), seg = int(p.segment), row_len = int(p.row_len);
-  Key* keys = reinterpret_cast<Key*>(sort_smem);
-  u32* pos = reinterpret_cast<u32*>(keys + tile);
+  RankShared& rs = *reinterpret_cast<RankShared*>(sort_smem);
+  Key* xkeys = reinterpret_cast<Key*>(sort_smem + kRankSharedBytes);
+  u32* xpos = reinterpret_cast<u32*>(xkeys);  // the same buffer, one exchange at a time
   int seg_shift = 0;
-  while ((1 << seg_shift) < seg) ++seg_shift;
-  const i64 first_row = i64(blockIdx.x) * (tile >> seg_shift);
+  while ((i64(1) << seg_shift) < p.segment) ++seg_shift;
+  const u32 seg_mask = (1u << seg_shift) - 1;
+  const int rows_per_block = int(p.tile >> seg_shift);
+  const i64 first_row = i64(blockIdx.x) * rows_per_block;
   const bool descending = p.descending != 0;
+  const int row_len = int(p.row_len);
 
-  for (int i = threadIdx.x; i < tile; i += blockDim.x) {
-    const i64 row = first_row + (i >> seg_shift);
-    const int j = i & (seg - 1);
-    Key k = Key(~Key(0));
-    u32 at = ~0u;  // padding: above every real pair
-    if (row < p.rows && j < row_len) {
-      const RowOffsets o = row_offsets(p, row);
-      k = Key(sort_key(raw_bits(in[o.in + j * p.in_row_stride]), p.dtype, p.key_bits, descending));
-      at = u32(j);
-    }
-    keys[i] = k;
-    pos[i] = at;
+  // A row's offsets, cached: consecutive items of a thread are mostly in one row.
+  i64 cached_row = -1;
+  RowOffsets o{};
+  const auto offsets_of = [&](i64 row) {
+    if (row != cached_row) o = row_offsets(p, row), cached_row = row;
+    return o;
+  };
+
+  Key k[Items];
+  u32 e[Items];
+  bool all[Items];
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int el = striped_element<Items>(i);
+    const int r = el >> seg_shift, j = int(u32(el) & seg_mask);
+    const i64 row = first_row + r;
+    k[i] = Key(~Key(0));
+    if (r < rows_per_block && row < p.rows && j < row_len)
+      k[i] = Key(sort_key(raw_bits(in[offsets_of(row).in + j * p.in_row_stride]), p.dtype,
+                          p.key_bits, descending));
+    e[i] = u32(el);
+    all[i] = true;
   }
-  __syncthreads();
-  for (int k = 2; k <= seg; k <<= 1) {
-    for (int j = k >> 1; j > 0; j >>= 1) {
-      for (int t = threadIdx.x; t < tile / 2; t += blockDim.x) {
-        const int lo = 2 * t - (t & (j - 1));  // the pair's element with bit j clear
-        const int hi = lo + j;
-        const bool ascending = (lo & k) == 0 || k == seg;
-        const Key kl = keys[lo], kh = keys[hi];
-        const u32 pl = pos[lo], ph = pos[hi];
-        const bool greater = kl > kh || (kl == kh && pl > ph);
-        if (greater == ascending) {
-          keys[lo] = kh, keys[hi] = kl;
-          pos[lo] = ph, pos[hi] = pl;
-        }
-      }
+
+  int row_bits = 0;
+  while ((kTile >> (seg_shift + row_bits)) > 1) ++row_bits;
+  const int key_passes = p.key_bits / kDigitBits;
+  const int passes = key_passes + (row_bits + kDigitBits - 1) / kDigitBits;
+  for (int pass = 0; pass < passes; ++pass) {
+    u32 digit[Items], rank[Items];
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      digit[i] = pass < key_passes
+                     ? u32(k[i] >> (kDigitBits * pass)) & (kDigits - 1)
+                     : ((e[i] >> seg_shift) >> (kDigitBits * (pass - key_passes))) & (kDigits - 1);
+    rank_digits<Items>(rs, digit, all, rank);
+    const bool last = pass == passes - 1;
+    if (!last) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) xkeys[rank[i]] = k[i];
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < Items; ++i) k[i] = xkeys[striped_element<Items>(i)];
+      __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < Items; ++i) xpos[rank[i]] = e[i];
+    __syncthreads();
+    if (!last) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) e[i] = xpos[striped_element<Items>(i)];
       __syncthreads();
     }
   }
-  for (int i = threadIdx.x; i < tile; i += blockDim.x) {
-    const i64 row = first_row + (i >> seg_shift);
-    const int j = i & (seg - 1);
-    if (row >= p.rows || j >= row_len) continue;
-    const RowOffsets o = row_offsets(p, row);
-    const i64 from = pos[i];
-    values[o.values + j * p.values_row_stride] = in[o.in + from * p.in_row_stride];
-    indices[o.indices + j * p.indices_row_stride] = from;
+
+  // Sorted slot s holds row s / segment's element s % segment: consecutive threads write
+  // consecutive elements of a row.
+  for (int s = threadIdx.x; s < kTile; s += kRankThreads) {
+    const int r = s >> seg_shift, j = int(u32(s) & seg_mask);
+    const i64 row = first_row + r;
+    if (r >= rows_per_block || row >= p.rows || j >= row_len) continue;
+    const RowOffsets ro = offsets_of(row);
+    const i64 from = xpos[s] & seg_mask;
+    values[ro.values + j * p.values_row_stride] = in[ro.in + from * p.in_row_stride];
+    indices[ro.indices + j * p.indices_row_stride] = from;
   }
 }
 
-// ---- radix: the workspace's arrays ----
+template <typename Key, typename Elem, int Items>
+void launch_rows_items(const abi::SortParams& p, const GpuLaunch& l) {
+  const i64 rows_per_block = p.tile / p.segment;
+  const unsigned blocks = unsigned((p.rows + rows_per_block - 1) / rows_per_block);
+  const size_t smem = kRankSharedBytes + size_t(kRankThreads) * Items * sizeof(Key);
+  sort_rows_kernel<Key, Elem, Items><<<blocks, kRankThreads, smem, static_cast<Stream>(l.stream)>>>(
+      p, static_cast<Elem*>(l.buffers[0].address), static_cast<long long*>(l.buffers[1].address),
+      static_cast<const Elem*>(l.buffers[2].address));
+}
 
-template <typename Key>
-struct Workspace {
-  Key* keys[2];
-  u32* pos[2];
-  u32* counts;  // [row][digit][tile]
-  u32* totals;  // [pass][row][chunk]: the counts' chunk totals, zero before the first pass
-  i64 total_words;
-
-  NBX_GPU_HOST_DEVICE static Workspace at(u32* words, const abi::SortParams& p) {
-    constexpr i64 kw = sizeof(Key) / 4;
-    const i64 n = p.rows * p.row_len;
-    Workspace w;
-    w.keys[0] = reinterpret_cast<Key*>(words);
-    w.keys[1] = reinterpret_cast<Key*>(words + n * kw);
-    w.pos[0] = words + 2 * n * kw;
-    w.pos[1] = w.pos[0] + n;
-    w.counts = w.pos[1] + n;
-    w.totals = w.counts + p.rows * kBuckets * abi::sort_radix_tiles(p.row_len);
-    w.total_words =
-        i64(p.key_bits / abi::kSortRadixBits) * p.rows * abi::sort_scan_chunks(p.row_len);
-    return w;
-  }
-};
-
+// Items per thread: the fewest that hold the tile (4 at least: smaller tiles are rare and
+// short, so they share the 1024-element kernel with pads).
 template <typename Key, typename Elem>
-__global__ void radix_prepare_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, const Elem* in,
-                                     Workspace<Key> w) {
-  const i64 n = p.rows * p.row_len, step = i64(gridDim.x) * blockDim.x;
-  for (i64 e = i64(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
-    i64 row = e;
-    const i64 j = next_coordinate(row, p.row_len);
-    const RowOffsets o = row_offsets(p, row);
-    w.keys[0][e] = Key(
-        sort_key(raw_bits(in[o.in + j * p.in_row_stride]), p.dtype, p.key_bits, p.descending != 0));
-    w.pos[0][e] = u32(j);
-  }
-  for (i64 e = i64(blockIdx.x) * blockDim.x + threadIdx.x; e < w.total_words; e += step)
-    w.totals[e] = 0;
-}
-
-// The tile of block b: its row and its index within the row.
-NBX_GPU_INLINE void tile_of(const abi::SortParams& p, i64 tiles, i64& row, i64& tile) {
-  row = i64(blockIdx.x);
-  tile = next_coordinate(row, tiles);
-}
-
-template <typename Key>
-__global__ void __launch_bounds__(kRadixThreads)
-    radix_count_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Workspace<Key> w, int src,
-                       int shift, i64 tiles, u32* totals, i64 chunks) {
-  __shared__ u32 hist[kBuckets];
-  if (threadIdx.x < kBuckets) hist[threadIdx.x] = 0;
-  __syncthreads();
-  i64 row, tile;
-  tile_of(p, tiles, row, tile);
-  const i64 begin = tile * abi::kSortRadixTile;
-  const Key* keys = w.keys[src] + row * p.row_len;
-  for (int i = threadIdx.x; i < abi::kSortRadixTile; i += kRadixThreads) {
-    const i64 j = begin + i;
-    if (j < p.row_len) atomicAdd(&hist[int(keys[j] >> shift) & (kBuckets - 1)], 1u);
-  }
-  __syncthreads();
-  if (threadIdx.x < kBuckets) {
-    const i64 at = i64(threadIdx.x) * tiles + tile;  // the entry's place in the row's counts
-    w.counts[row * kBuckets * tiles + at] = hist[threadIdx.x];
-    if (hist[threadIdx.x] != 0)
-      atomicAdd(&totals[row * chunks + at / abi::kSortScanChunk], hist[threadIdx.x]);
-  }
-}
-
-// An exclusive scan of one value per thread over the block; `total` receives the sum.
-template <int Threads>
-NBX_GPU_INLINE u32 block_exclusive_scan(u32 v, u32* scratch, u32& total) {
-  scratch[threadIdx.x] = v;
-  __syncthreads();
-  for (int d = 1; d < Threads; d <<= 1) {
-    const u32 add = threadIdx.x >= unsigned(d) ? scratch[threadIdx.x - d] : 0u;
-    __syncthreads();
-    scratch[threadIdx.x] += add;
-    __syncthreads();
-  }
-  total = scratch[Threads - 1];
-  const u32 inclusive = scratch[threadIdx.x];
-  __syncthreads();
-  return inclusive - v;
-}
-
-// Each row's chunk totals into exclusive prefixes, in place: a block per row (rows have few
-// chunks: 128 for one row of 2^26 elements).
-__global__ void __launch_bounds__(kScanThreads)
-    radix_scan_totals_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, u32* totals,
-                             i64 chunks) {
-  __shared__ u32 scratch[kScanThreads];
-  for (i64 row = blockIdx.x; row < p.rows; row += gridDim.x) {
-    u32* c = totals + row * chunks;
-    u32 carry = 0;
-    for (i64 base = 0; base < chunks; base += kScanThreads) {
-      const i64 e = base + threadIdx.x;
-      const u32 v = e < chunks ? c[e] : 0u;
-      u32 total;
-      const u32 before = block_exclusive_scan<kScanThreads>(v, scratch, total);
-      if (e < chunks) c[e] = carry + before;
-      carry += total;
-    }
-  }
-}
-
-// Each chunk of kSortScanChunk digit counts (block b: row b / chunks, chunk b % chunks) into
-// exclusive offsets within its row, from its chunk's prefix: 1024 threads, 4 counts each.
-__global__ void __launch_bounds__(kScanThreads)
-    radix_scan_chunks_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, u32* counts,
-                             const u32* totals, i64 tiles, i64 chunks) {
-  __shared__ u32 scratch[kScanThreads];
-  constexpr int kPer = int(abi::kSortScanChunk) / kScanThreads;
-  i64 row = i64(blockIdx.x);
-  const i64 chunk = next_coordinate(row, chunks);
-  const i64 len = kBuckets * tiles;
-  u32* c = counts + row * len;
-  const i64 first = chunk * abi::kSortScanChunk + i64(threadIdx.x) * kPer;
-  u32 v[kPer], sum = 0;
-  for (int i = 0; i < kPer; ++i) {
-    v[i] = first + i < len ? c[first + i] : 0u;
-    sum += v[i];
-  }
-  u32 total;
-  u32 at = totals[row * chunks + chunk] + block_exclusive_scan<kScanThreads>(sum, scratch, total);
-  for (int i = 0; i < kPer; ++i) {
-    if (first + i < len) c[first + i] = at;
-    at += v[i];
-  }
-}
-
-template <typename Key>
-__global__ void __launch_bounds__(kRadixThreads)
-    radix_scatter_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Workspace<Key> w, int src,
-                         int shift, i64 tiles) {
-  // rank[d][t]: thread t's count of digit d, then (scanned) its first rank within the tile.
-  __shared__ u32 rank[kBuckets * kRadixThreads];
-  __shared__ u32 scratch[kRadixThreads];
-  __shared__ u32 digit_start[kBuckets];
-  i64 row, tile;
-  tile_of(p, tiles, row, tile);
-  const i64 base = row * p.row_len;
-  const i64 first = tile * abi::kSortRadixTile + i64(threadIdx.x) * kRadixItems;
-  Key k[kRadixItems];
-  u32 at[kRadixItems];
-  for (int d = 0; d < kBuckets; ++d) rank[d * kRadixThreads + threadIdx.x] = 0;
-  for (int i = 0; i < kRadixItems; ++i) {
-    const i64 j = first + i;
-    if (j < p.row_len) {
-      k[i] = w.keys[src][base + j];
-      at[i] = w.pos[src][base + j];
-      ++rank[(int(k[i] >> shift) & (kBuckets - 1)) * kRadixThreads + threadIdx.x];
-    }
-  }
-  __syncthreads();
-  // Thread t scans the 16 consecutive entries [16 t, 16 t + 16) of rank (digit-major order),
-  // then adds the block's prefix of the threads before it.
-  u32 local[kBuckets];
-  u32 sum = 0;
-  for (int e = 0; e < kBuckets; ++e) {
-    local[e] = sum;
-    sum += rank[threadIdx.x * kBuckets + e];
-  }
-  u32 total;
-  const u32 before = block_exclusive_scan<kRadixThreads>(sum, scratch, total);
-  for (int e = 0; e < kBuckets; ++e) rank[threadIdx.x * kBuckets + e] = before + local[e];
-  __syncthreads();
-  if (threadIdx.x < kBuckets) digit_start[threadIdx.x] = rank[threadIdx.x * kRadixThreads];
-  __syncthreads();
-  const int dst = src ^ 1;
-  for (int i = 0; i < kRadixItems; ++i) {
-    const i64 j = first + i;
-    if (j >= p.row_len) break;
-    const int d = int(k[i] >> shift) & (kBuckets - 1);
-    const u32 r = rank[d * kRadixThreads + threadIdx.x]++;
-    const i64 to = i64(w.counts[(row * kBuckets + d) * tiles + tile]) + (r - digit_start[d]);
-    w.keys[dst][base + to] = k[i];
-    w.pos[dst][base + to] = at[i];
-  }
-}
-
-template <typename Key, typename Elem>
-__global__ void radix_emit_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
-                                  long long* indices, const Elem* in, Workspace<Key> w) {
-  const i64 n = p.rows * p.row_len, step = i64(gridDim.x) * blockDim.x;
-  for (i64 e = i64(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
-    i64 row = e;
-    const i64 j = next_coordinate(row, p.row_len);
-    const RowOffsets o = row_offsets(p, row);
-    const i64 from = w.pos[0][e];
-    values[o.values + j * p.values_row_stride] = in[o.in + from * p.in_row_stride];
-    indices[o.indices + j * p.indices_row_stride] = from;
-  }
-}
-
-unsigned grid_for(i64 n, int threads, const GpuLaunch& l) {
-  const i64 wanted = (n + threads - 1) / threads;
-  const i64 cap = i64(l.options->multiprocessors > 0 ? l.options->multiprocessors : 1) * 32;
-  return unsigned(wanted < cap ? wanted : cap);
-}
-
-template <typename Key, typename Elem>
-void launch_sort(const abi::SortParams& p, const GpuLaunch& l) {
-  const Stream s = static_cast<Stream>(l.stream);
-  auto* values = static_cast<Elem*>(l.buffers[0].address);
-  auto* indices = static_cast<long long*>(l.buffers[1].address);
-  const auto* in = static_cast<const Elem*>(l.buffers[2].address);
-  if (p.variant == abi::kSortRows) {
-    const i64 rows_per_block = p.tile / p.segment;
-    const unsigned blocks = unsigned((p.rows + rows_per_block - 1) / rows_per_block);
-    const int threads =
-        int(p.tile / 2 < kRowsMaxThreads ? (p.tile / 2 > 0 ? p.tile / 2 : 1) : kRowsMaxThreads);
-    const size_t smem = size_t(p.tile) * (sizeof(Key) + sizeof(u32));
-    sort_rows_kernel<Key, Elem><<<blocks, threads, smem, s>>>(p, values, indices, in);
-    return;
-  }
-  const i64 n = p.rows * p.row_len, tiles = abi::sort_radix_tiles(p.row_len);
-  const i64 chunks = abi::sort_scan_chunks(p.row_len);
-  const Workspace<Key> w = Workspace<Key>::at(static_cast<u32*>(l.buffers[3].address), p);
-  radix_prepare_kernel<Key, Elem><<<grid_for(n, 256, l), 256, 0, s>>>(p, in, w);
-  const unsigned tile_blocks = unsigned(p.rows * tiles);
-  const unsigned chunk_blocks = unsigned(p.rows * chunks);
-  const unsigned row_blocks = unsigned(p.rows < 65535 ? p.rows : 65535);
-  int src = 0;
-  for (int shift = 0; shift < p.key_bits; shift += abi::kSortRadixBits) {
-    u32* totals = w.totals + i64(shift / abi::kSortRadixBits) * p.rows * chunks;
-    radix_count_kernel<Key>
-        <<<tile_blocks, kRadixThreads, 0, s>>>(p, w, src, shift, tiles, totals, chunks);
-    radix_scan_totals_kernel<<<row_blocks, kScanThreads, 0, s>>>(p, totals, chunks);
-    radix_scan_chunks_kernel<<<chunk_blocks, kScanThreads, 0, s>>>(p, w.counts, totals, tiles,
-                                                                   chunks);
-    radix_scatter_kernel<Key><<<tile_blocks, kRadixThreads, 0, s>>>(p, w, src, shift, tiles);
-    src ^= 1;
-  }
-  radix_emit_kernel<Key, Elem><<<grid_for(n, 256, l), 256, 0, s>>>(p, values, indices, in, w);
+void launch_rows(const abi::SortParams& p, const GpuLaunch& l) {
+  if (p.tile <= kRankThreads * 4) return launch_rows_items<Key, Elem, 4>(p, l);
+  if (p.tile <= kRankThreads * 8) return launch_rows_items<Key, Elem, 8>(p, l);
+  return launch_rows_items<Key, Elem, 16>(p, l);
 }
 
 }  // namespace
@@ -380,19 +137,25 @@ ElementwiseLaunchResult launch_family(const abi::SortParams& p, const GpuLaunch&
   result.call = "sort launch";
   result.path = ElementwisePath::kGeneric;
   if (p.rows == 0 || p.row_len == 0) return result;
-  switch (p.key_bits) {
-    case 8:
-      launch_sort<u32, unsigned char>(p, l);
-      break;
-    case 16:
-      launch_sort<u32, unsigned short>(p, l);
-      break;
-    case 32:
-      launch_sort<u32, unsigned>(p, l);
-      break;
-    default:
-      launch_sort<u64, unsigned long long>(p, l);
-      break;
+  if (p.variant == abi::kSortRadix) {
+    launch_sort_radix(p, l);
+  } else if (p.variant == abi::kSortOnesweep) {
+    launch_sort_onesweep(p, l);
+  } else {
+    switch (p.key_bits) {
+      case 8:
+        launch_rows<u32, unsigned char>(p, l);
+        break;
+      case 16:
+        launch_rows<u32, unsigned short>(p, l);
+        break;
+      case 32:
+        launch_rows<u32, unsigned>(p, l);
+        break;
+      default:
+        launch_rows<u64, unsigned long long>(p, l);
+        break;
+    }
   }
   result.error = int(last_launch_error());
   return result;

@@ -199,7 +199,9 @@ TEST_CASE("rows beyond the radix workspace budget are sorted in groups, with the
     CHECK(parts.indices.to_host<std::int64_t>() == whole.indices.to_host<std::int64_t>());
     CHECK(parts.values.to_host<float>() == whole.values.to_host<float>());
     CHECK(parts_t.indices.to_host<std::int64_t>() == whole_t.indices.to_host<std::int64_t>());
-    CHECK(plan.kernel.find("sort.radix") != std::string::npos);
+    // CUDA and HIP run the onesweep variant for long rows, the others the radix variant.
+    const bool gpu = d.str().rfind("cuda", 0) == 0 || d.str().rfind("hip", 0) == 0;
+    CHECK(plan.kernel.find(gpu ? "sort.onesweep" : "sort.radix") != std::string::npos);
     bool chunked = false;
     for (const ops::PlanChoice& c : plan.choices) chunked |= c.what == "chunks";
     CHECK(chunked);
@@ -306,6 +308,59 @@ TEST_CASE("topk and kthvalue over long rows match std::stable_sort, ties by inde
         return key(row * n + a) < key(row * n + b);
       });
       CHECK(kat[std::size_t(row)] == order[6]);
+    }
+  }
+}
+
+TEST_CASE("long rows of every key width sort as on the host, values bit for bit") {
+  // Rows of tens of thousands take the long-row variant (onesweep on CUDA/HIP, radix
+  // elsewhere): many tiles a row, a partial last tile, several rows a launch, a strided view,
+  // both directions, and for float32 NaNs with payloads and signs and -0 beside +0 (values are
+  // rebuilt from keys there, except for NaN and zero keys).
+  std::mt19937 rng(20261203);
+  std::uniform_int_distribution<int> u(-100, 100);
+  F base(3 * 70001);
+  for (float& x : base) x = float(u(rng));
+  F f32 = base;
+  const std::uint32_t nan_bits[] = {0x7fc01234u, 0xffc00001u, 0x7f800001u};
+  for (std::size_t i = 0; i < f32.size(); i += 997) {
+    std::memcpy(&f32[i], &nan_bits[(i / 997) % 3], 4);
+    if (i + 5 < f32.size()) f32[i + 5] = (i / 997) % 2 ? -0.0f : 0.0f;
+  }
+  const Device host = host_device();
+  const DType dtypes[] = {DType::kInt8,    DType::kUInt8,   DType::kInt16,
+                          DType::kFloat16, DType::kBFloat16, DType::kInt32,
+                          DType::kFloat32, DType::kFloat64, DType::kInt64};
+  for (const Device& d : testing::present_devices()) {
+    if (d.str() == host.str()) continue;
+    CAPTURE(d.str());
+    for (const DType dt : dtypes) {
+      CAPTURE(dtype_name(dt));
+      const Capabilities& caps = d.capabilities();
+      if ((dt == DType::kFloat64 && !caps.fp64.value) || (dt == DType::kInt64 && !caps.int64.value))
+        continue;  // refused by name on such a device (tested with the refusals)
+      F src = dt == DType::kFloat32 ? f32 : base;
+      if (dt == DType::kUInt8)
+        for (float& x : src) x = std::abs(x);
+      const Tensor on_host = Tensor::from_host(src, {3, 70001}, host).to(dt);
+      const Tensor on_device = on_host.to(d);
+      for (const bool descending : {false, true}) {
+        CAPTURE(descending);
+        const ops::ValuesAndIndices want = ops::sort(on_host, 1, descending);
+        const ops::ValuesAndIndices got = ops::sort(on_device, 1, descending);
+        CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
+        if (dt == DType::kFloat32)
+          CHECK(same_bits(got.values.to_host<float>(), want.values.to_host<float>()));
+        else if (dt == DType::kInt64)
+          CHECK(got.values.to_host<std::int64_t>() == want.values.to_host<std::int64_t>());
+        else
+          CHECK(got.values.to(host).to(DType::kFloat64).to_host<double>() ==
+                want.values.to(DType::kFloat64).to_host<double>());
+      }
+      // The rows as a strided view: [70001, 3] sorted along dim 0.
+      const ops::ValuesAndIndices want_t = ops::sort(on_host.transpose(0, 1), 0);
+      const ops::ValuesAndIndices got_t = ops::sort(on_device.transpose(0, 1), 0);
+      CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
     }
   }
 }
