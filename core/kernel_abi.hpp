@@ -8,7 +8,7 @@
 
 namespace nbx::abi {
 
-inline constexpr int kAbiVersion = 3;
+inline constexpr int kAbiVersion = 4;
 inline constexpr int kMaxDims = 8;  // equals nbx::kMaxDims
 inline constexpr int kMaxElementwiseInputs = 3;
 

@@ -257,7 +257,10 @@ struct GatherParams {
 // +inf (NaN last ascending, first descending); `descending` inverts the key. Ties keep their
 // input order (the row position is the second key), so every backend gives the same indices.
 // The sorted values are the input's elements copied bit for bit (NaN payloads survive).
-enum SortOp : std::int32_t { kSort_sort = 0 };
+// kSort_topk writes only the first k of each sorted row (values and indices hold k elements
+// along the row): the k smallest keys, ties by position — topk's result, largest by
+// `descending`.
+enum SortOp : std::int32_t { kSort_sort = 0, kSort_topk = 1 };
 enum SortVariant : std::int32_t {
   kSortRows = 0,   // a row per `segment`-element slice of a shared-memory tile of `tile`
                    // elements: a bitonic network over (key, position), tile / segment rows a block
@@ -268,7 +271,17 @@ enum SortVariant : std::int32_t {
                       // digit up front, then one pass per kSortOnesweepBits-bit digit whose
                       // tiles find their offsets by decoupled look-back (Adinets & Merrill,
                       // "Onesweep", 2022); the last pass writes the values and indices
+  kSortSelect = 3,    // kSort_topk only (CUDA/HIP), rows below 2^31: a block per row narrows
+                      // the k-th key by histograms of 8-bit digits, most significant first,
+                      // until the keys at or below it fit sort_select_candidates; gathers
+                      // those in row order (the k-th key's ties by position) and sorts them
+                      // in shared memory
 };
+// The select variant: k at most kSortSelectMaxK, candidates at most sort_select_candidates.
+inline constexpr std::int64_t kSortSelectMaxK = 1024;
+constexpr std::int64_t sort_select_candidates(std::int32_t key_bits) {
+  return key_bits > 32 ? 2048 : 4096;
+}
 // The rows variant's largest tile: a power of two whose keys and positions fit the shared
 // memory of every target without opting in (4096 × (8 + 4) bytes = 48 KB).
 inline constexpr std::int64_t kSortRowsTileMax = 4096;
@@ -358,6 +371,7 @@ struct SortParams {
   std::int64_t indices_offset;
   std::int64_t indices_outer_strides[kMaxDims];
   std::int64_t indices_row_stride;
+  std::int64_t k;  // kSort_topk: the elements kept of each row, in [1, row_len]; else row_len
 };
 
 // ---- "scatter": index writes (scatter, index_add/copy/fill, index_put, compactions) ----

@@ -69,7 +69,8 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kSearchBinary);
     case KernelFamily::kSort:
       return backend == BackendKind::kCuda || backend == BackendKind::kHip
-                 ? bit(abi::kSortRows) | bit(abi::kSortRadix) | bit(abi::kSortOnesweep)
+                 ? bit(abi::kSortRows) | bit(abi::kSortRadix) | bit(abi::kSortOnesweep) |
+                       bit(abi::kSortSelect)
              : backend == BackendKind::kUnknown ? 0
                                                 : bit(abi::kSortRows) | bit(abi::kSortRadix);
     case KernelFamily::kTimestamp:

@@ -1,7 +1,8 @@
 // The sort family (abi::SortParams): rows sorted stably by the order-preserving transform of
 // their keys; buffers [0] values, [1] int64 indices, [2] input, [3] the radix or onesweep
 // workspace. The rows variant serves rows that fit its tile; the radix variant serves any row,
-// the onesweep variant any row below abi::kSortOnesweepMaxRow.
+// the onesweep variant any row below abi::kSortOnesweepMaxRow; the select variant serves
+// topk (the first k of each sorted row) for k up to abi::kSortSelectMaxK.
 #include <string>
 
 #include "core/dtype.hpp"
@@ -10,13 +11,13 @@
 namespace nbx::families {
 namespace {
 
-constexpr std::string_view kOpNames[] = {"sort"};
+constexpr std::string_view kOpNames[] = {"sort", "topk"};
 
 std::string op_name(std::int32_t code) {
   return name_from_list("sort", kOpNames, code);
 }
 
-constexpr std::string_view kVariants[] = {"rows", "radix", "onesweep"};
+constexpr std::string_view kVariants[] = {"rows", "radix", "onesweep", "select"};
 
 bool power_of_two(std::int64_t v) {
   return v > 0 && (v & (v - 1)) == 0;
@@ -24,7 +25,8 @@ bool power_of_two(std::int64_t v) {
 
 void validate(const abi::SortParams& p, std::span<const KernelBuffer> buffers,
               const LaunchCheck& check) {
-  if (p.op != abi::kSort_sort) check.fail("unknown op code " + std::to_string(p.op));
+  if (p.op != abi::kSort_sort && p.op != abi::kSort_topk)
+    check.fail("unknown op code " + std::to_string(p.op));
   if (p.variant < 0 || std::size_t(p.variant) >= std::size(kVariants))
     check.fail("unknown variant " + std::to_string(p.variant));
   check.buffer_count(buffers.size(), 4);
@@ -36,6 +38,13 @@ void validate(const abi::SortParams& p, std::span<const KernelBuffer> buffers,
   const std::int64_t rows = check.product(p.outer_ndim, p.outer_sizes, "the outer sizes");
   if (rows != p.rows) check.fail("rows " + std::to_string(p.rows) + " disagrees with the sizes");
   check.count(p.row_len, 0x7fffffff, "row_len");
+  // The values and indices hold k elements of each row: all of it for sort, k for topk.
+  if (p.op == abi::kSort_sort && p.k != p.row_len)
+    check.fail("k " + std::to_string(p.k) + " is not row_len " + std::to_string(p.row_len) +
+               " (sort writes whole rows)");
+  if (p.op == abi::kSort_topk && p.rows > 0 && (p.k < 1 || p.k > p.row_len))
+    check.fail("k " + std::to_string(p.k) + " is not in [1, row_len " + std::to_string(p.row_len) +
+               "]");
   if (p.variant == abi::kSortRows && p.rows > 0 && p.row_len > 0) {
     if (!power_of_two(p.segment) || p.segment < p.row_len)
       check.fail("segment " + std::to_string(p.segment) + " is not a power of two >= row_len " +
@@ -48,7 +57,7 @@ void validate(const abi::SortParams& p, std::span<const KernelBuffer> buffers,
                              std::int64_t row_stride, const KernelBuffer& b, std::int32_t dtype) {
     check.view(label, offset)
         .dims(p.outer_ndim, p.outer_sizes, outer)
-        .dim(p.row_len, row_stride)
+        .dim(std::string_view(label) == "the input" ? p.row_len : p.k, row_stride)
         .inside(b, dtype);
   };
   rows_view("the values", p.values_offset, p.values_outer_strides, p.values_row_stride, buffers[0],
@@ -69,6 +78,14 @@ std::string refusal(std::int32_t variant, const abi::SortParams& p, int) {
   if (variant == abi::kSortRows && p.row_len > abi::kSortRowsTileMax)
     return "rows of " + std::to_string(p.row_len) + " elements exceed the rows variant's tile of " +
            std::to_string(abi::kSortRowsTileMax);
+  // topk is served by the select variant only, sort by every other variant.
+  if (variant == abi::kSortSelect && p.op != abi::kSort_topk)
+    return "the select variant writes only topk's first k of each row";
+  if (variant != abi::kSortSelect && p.op == abi::kSort_topk)
+    return "topk's first-k launch is the select variant's (the others sort whole rows)";
+  if (variant == abi::kSortSelect && p.k > abi::kSortSelectMaxK)
+    return "k " + std::to_string(p.k) + " is above the select variant's " +
+           std::to_string(abi::kSortSelectMaxK);
   if (variant == abi::kSortOnesweep && p.row_len >= abi::kSortOnesweepMaxRow)
     return "rows of " + std::to_string(p.row_len) +
            " elements reach the onesweep variant's limit of 2^30 (30-bit look-back counts)";

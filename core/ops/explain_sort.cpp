@@ -30,7 +30,24 @@ void explain_sort(const OpEntry& entry, const ExplainCall& call, OpExplanation& 
   std::vector<PlanChoice> choices;
   if (p.rows > 0) plan_sort_variant(p, call.target, choices);
   const std::int64_t tile = sort_rows_tile_cap(t, call.target);
-  if ((op == "topk" || op == "kthvalue") && p.row_len > tile)
+  // topk and kthvalue of k <= kSortSelectMaxK: the select variant where planned (k is not
+  // an explain argument: the plan of k = 1 is shown), else the tournament below.
+  bool select = false;
+  if ((op == "topk" || op == "kthvalue") && p.rows > 0) {
+    abi::SortParams q = p;
+    q.op = abi::kSort_topk;
+    q.k = 1;
+    std::vector<PlanChoice> select_choices;
+    select = plan_topk_select(q, call.target, select_choices);
+    for (PlanChoice c : select_choices) {
+      c.what = "select";
+      if (select)
+        c.value = c.value + " for k <= " + std::to_string(abi::kSortSelectMaxK) +
+                  " (a larger k sorts the rows as planned here)";
+      choices.push_back(c);
+    }
+  }
+  if ((op == "topk" || op == "kthvalue") && p.row_len > tile && !select)
     choices.push_back({"tournament", "chunks of " + std::to_string(tile), "", "",
                        "for k <= " + std::to_string(tile / 4) +
                            ": each chunk sorted by the rows variant keeps its first k, the "
@@ -63,6 +80,7 @@ void explain_sort(const OpEntry& entry, const ExplainCall& call, OpExplanation& 
                      std::to_string(p.row_len);
   for (const PlanChoice& c : choices)
     if (c.what == "variant") text += "; variant " + c.value;
+  if (select) text += "; topk of k <= " + std::to_string(abi::kSortSelectMaxK) + ": sort.select";
   out.kernel = text + ")";
   out.choices = choices;
 }

@@ -94,6 +94,8 @@ const char* op_name(abi::SortOp op) {
   switch (op) {
     case abi::kSort_sort:
       return "sort";
+    case abi::kSort_topk:
+      return "topk";
   }
   return nullptr;
 }
@@ -366,10 +368,11 @@ void add_products(std::vector<OpEntry>& ops) {
 void add_sort_ops(std::vector<OpEntry>& ops, const OpEntry& rows) {
   OpEntry e = rows;
   e.operand_names = "x (sorted along the last dim)";
-  add_enum_family<abi::SortOp>(ops, "sort", detail::explain_sort, e);
-  for (const char* name : {"argsort", "msort", "topk", "kthvalue", "median", "nanmedian",
-                           "quantile", "nanquantile", "mode", "unique"}) {
-    OpEntry c = ops.back();
+  add_enum_family<abi::SortOp>(ops, "sort", detail::explain_sort, e);  // sort, topk
+  const OpEntry sort_entry = ops[ops.size() - 2];
+  for (const char* name : {"argsort", "msort", "kthvalue", "median", "nanmedian", "quantile",
+                           "nanquantile", "mode", "unique"}) {
+    OpEntry c = sort_entry;
     c.name = name;
     ops.push_back(std::move(c));
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/kernel_abi.hpp"
@@ -18,10 +19,10 @@ namespace detail {
 
 namespace {
 
-// One "sort" launch over the rows of x along sort_dim, written into values and indices (views
-// of x's shape).
-void launch_sort(const Tensor& x, const Tensor& values, const Tensor& indices, int sort_dim,
-                 bool descending, const PlanTarget& target) {
+// The row layout of a "sort" launch over x along sort_dim, written into values and indices
+// (views of x's shape, or of k along sort_dim for topk); op and k are the caller's.
+abi::SortParams row_params(const Tensor& x, const Tensor& values, const Tensor& indices,
+                           int sort_dim, bool descending) {
   abi::SortParams p{};
   p.op = abi::kSort_sort;
   p.dtype = static_cast<std::int32_t>(x.dtype());
@@ -45,15 +46,18 @@ void launch_sort(const Tensor& x, const Tensor& values, const Tensor& indices, i
     ++p.outer_ndim;
   }
   p.rows = p.row_len == 0 ? 0 : x.numel() / p.row_len;
-  if (p.rows == 0) return;
-  std::vector<PlanChoice> choices;
-  const int variant = plan_sort_variant(p, target, choices);
+  p.k = p.row_len;
+  return p;
+}
+
+// The launch of planned params `p` (variant set) with the workspace its variant takes.
+void launch_planned(const abi::SortParams& p, const Tensor& x, const Tensor& values,
+                    const Tensor& indices) {
   const Device& device = x.device();
   Tensor workspace;
-  if (variant != abi::kSortRows)
-    workspace = Tensor::empty(
-        {abi::sort_variant_workspace_words(variant, p.rows, p.row_len, p.key_bits)}, DType::kInt32,
-        device);
+  if (const std::int64_t words =
+          abi::sort_variant_workspace_words(p.variant, p.rows, p.row_len, p.key_bits))
+    workspace = Tensor::empty({words}, DType::kInt32, device);
   KernelBuffer buffers[4] = {
       {values.storage()->memory(), true},
       {indices.storage()->memory(), true},
@@ -66,6 +70,17 @@ void launch_sort(const Tensor& x, const Tensor& values, const Tensor& indices, i
   DeviceContext& ctx = device.context();
   std::lock_guard lock(ctx.launch_mutex());
   ctx.backend_device().launch(kl);
+}
+
+// One "sort" launch over the rows of x along sort_dim, written into values and indices (views
+// of x's shape).
+void launch_sort(const Tensor& x, const Tensor& values, const Tensor& indices, int sort_dim,
+                 bool descending, const PlanTarget& target) {
+  abi::SortParams p = row_params(x, values, indices, sort_dim, descending);
+  if (p.rows == 0) return;
+  std::vector<PlanChoice> choices;
+  plan_sort_variant(p, target, choices);
+  launch_planned(p, x, values, indices);
 }
 
 // Launches over groups of at most `max_rows` rows (the radix workspace's budget,
@@ -89,6 +104,29 @@ void launch_in_chunks(const Tensor& x, const Tensor& values, const Tensor& indic
 }
 
 }  // namespace
+
+std::optional<ValuesAndIndices> topk_by_select(const Tensor& x, std::int64_t k, int dim,
+                                               bool largest) {
+  const Device& device = x.device();
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
+                          &device.context().backend_device()};
+  require_dtype_support("topk", x.dtype(), target.caps, target.device_id, target.device_name);
+  require_dtype_support("topk", DType::kInt64, target.caps, target.device_id, target.device_name);
+  // Planned on x's own layout first, so nothing is allocated where the plan declines.
+  abi::SortParams plan = row_params(x, x, x, dim, largest);
+  plan.op = abi::kSort_topk;
+  plan.k = k;
+  std::vector<PlanChoice> choices;
+  if (plan.rows == 0 || k == 0 || !plan_topk_select(plan, target, choices)) return std::nullopt;
+  Shape shape = x.shape();
+  shape[dim] = k;
+  ValuesAndIndices r{Tensor::empty(shape, x.dtype(), device),
+                     Tensor::empty(shape, DType::kInt64, device)};
+  abi::SortParams p = row_params(x, r.values, r.indices, dim, largest);
+  p.op = plan.op, p.k = k, p.variant = plan.variant, p.key_bits = plan.key_bits;
+  launch_planned(p, x, r.values, r.indices);
+  return r;
+}
 
 ValuesAndIndices sort_rows(const char* name, const Tensor& x, std::int64_t dim, bool descending) {
   if (!x.defined()) throw InvalidArgument(name, std::string(name) + ": the tensor is undefined.");
@@ -160,8 +198,10 @@ ValuesAndIndices topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool la
                                       ") is out of range for a dim of size " + std::to_string(n) +
                                       ".");
   const int d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "topk");
-  if (x.dim() > 0)
+  if (x.dim() > 0) {
+    if (auto chosen = detail::topk_by_select(x, k, d, largest)) return *chosen;
     if (auto chosen = detail::topk_by_chunks(x, k, d, largest)) return *chosen;
+  }
   ValuesAndIndices s = detail::sort_rows("topk", x, dim, largest);
   if (x.dim() == 0 || k == n) return s;
   return {s.values.narrow(d, 0, k).contiguous(), s.indices.narrow(d, 0, k).contiguous()};
@@ -177,8 +217,10 @@ ValuesAndIndices kthvalue(const Tensor& x, std::int64_t k, std::int64_t dim, boo
                                           std::to_string(n) + ".");
   if (x.dim() == 0) return detail::sort_rows("kthvalue", x, dim, false);
   const int d = wrap_dim(dim, x.dim(), "kthvalue");
-  // A small k: the tournament's first k ascending (its last is element k - 1, ties by index
-  // as the full sort's).
+  // A small k: topk's first k ascending (its last is element k - 1, ties by index as the full
+  // sort's), by select or the tournament.
+  if (auto chosen = detail::topk_by_select(x, k, d, false))
+    return detail::select_position(*chosen, d, k - 1, keepdim);
   if (auto chosen = detail::topk_by_chunks(x, k, d, false))
     return detail::select_position(*chosen, d, k - 1, keepdim);
   ValuesAndIndices s = detail::sort_rows("kthvalue", x, dim, false);

@@ -20,6 +20,10 @@ std::int64_t sorted_size(const char* name, const Tensor& x, std::int64_t dim);
 ValuesAndIndices select_position(const ValuesAndIndices& s, int dim, std::int64_t position,
                                  bool keepdim);
 
+// sort.cpp: the first k of every row along dim by the select variant (one launch), or nullopt
+// where plan_topk_select does not take it (the tournament or a full sort serves those).
+std::optional<ValuesAndIndices> topk_by_select(const Tensor& x, std::int64_t k, int dim,
+                                               bool largest);
 // topk_chunks.cpp: the tile of the topk tournament for k of x's rows along dim, or 0 where
 // the row fits one tile or k is over a quarter of it (a full sort serves those).
 std::int64_t topk_tournament_tile(const Tensor& x, std::int64_t k, int dim);

@@ -268,4 +268,43 @@ int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
   return v;
 }
 
+bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
+                      std::vector<PlanChoice>& choices) {
+  p.key_bits = 8 * std::int32_t(dtype_size(DType(p.dtype)));
+  const Capability<std::int64_t>& shared = target.caps.shared_memory_per_block;
+  // The select kernel's shared memory (kernels/gpu/sort_select_kernels.cu): the candidates'
+  // keys and positions, 256 digit counters per warp of 32 (at most 8 warps) and a few more.
+  const std::int64_t candidates = abi::sort_select_candidates(p.key_bits);
+  const std::int64_t bytes = candidates * (4 * abi::sort_key_words(p.key_bits) + 4) + 12 * 1024;
+  const std::string name = variant_name(KernelFamily::kSort, abi::kSortSelect);
+  std::string why;
+  if (!target_offers(target, KernelFamily::kSort, abi::kSortSelect))
+    why = target.device_name + " does not offer " + name;
+  else if (p.row_len <= sort_rows_tile_cap(DType(p.dtype), target))
+    why = "rows of " + std::to_string(p.row_len) +
+          " fit the rows variant's tile, whose sort of many rows a block is cheaper";
+  else if (p.k > abi::kSortSelectMaxK)
+    why = "k " + std::to_string(p.k) + " is above " + std::to_string(abi::kSortSelectMaxK);
+  else if (p.row_len > kSortSelectMaxRow)
+    why = "rows of " + std::to_string(p.row_len) + " are longer than a block a row takes well (" +
+          std::to_string(kSortSelectMaxRow) + ")";
+  else if (shared.value < bytes)
+    why = "its " + std::to_string(bytes) + " bytes of shared memory do not fit " +
+          std::to_string(shared.value);
+  if (!why.empty()) {
+    choices.push_back({"select", "not taken", "", "", name + ": " + why + "."});
+    return false;
+  }
+  p.variant = abi::kSortSelect;
+  choices.push_back(
+      {"variant", name, "shared_memory.per_block", shared.source,
+       "topk of k <= " + std::to_string(abi::kSortSelectMaxK) +
+           ": a block a row narrows the k-th key by 8-bit digit histograms, most significant "
+           "first, until the keys at or below it fit " +
+           std::to_string(candidates) +
+           " candidates, gathers them in row order and sorts them in shared memory (" +
+           std::to_string(bytes) + " bytes)."});
+  return true;
+}
+
 }  // namespace nbx::ops

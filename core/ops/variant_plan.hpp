@@ -63,6 +63,14 @@ int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
 std::int64_t sort_rows_tile_cap(DType dtype, const PlanTarget& target);
 int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices);
+// topk's select variant (abi::kSortSelect, `p` with op kSort_topk and k set): taken where the
+// target offers it, k <= abi::kSortSelectMaxK, rows hold at most kSortSelectMaxRow elements (a
+// block a row; the tournament spreads a longer row over many blocks) and its shared memory
+// fits. Sets key_bits and the variant and returns true, or returns false with the reason in
+// `choices`.
+inline constexpr std::int64_t kSortSelectMaxRow = std::int64_t(1) << 24;
+bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
+                      std::vector<PlanChoice>& choices);
 // The most rows of row_len keys one launch of a workspace variant (radix, onesweep) takes (at
 // least 1): its workspace stays within abi::kSortWorkspaceBudgetWords (2 GiB; Vulkan's storage
 // buffers reach 4 GiB at most; $NBX_SORT_WORKSPACE_BYTES may set less), so sort_rows launches

@@ -68,13 +68,7 @@ NBX_GPU_INLINE unsigned rank_digits(RankShared& s, const unsigned (&digit)[Items
   const LaneMask below = lanes_below();
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
-    LaneMask peers = warp_ballot(valid[i]);
-#pragma unroll
-    for (int b = 0; b < kDigitBits; ++b) {
-      const bool bit = (digit[i] >> b) & 1u;
-      const LaneMask set = warp_ballot(bit);
-      peers &= bit ? set : ~set;
-    }
+    const LaneMask peers = warp_peers_of_digit(digit[i], warp_ballot(valid[i]));
     const int leader = valid[i] ? first_lane(peers) : lane;
     unsigned base = 0;
     if (valid[i] && lane == leader) {
@@ -103,6 +97,19 @@ NBX_GPU_INLINE unsigned rank_digits(RankShared& s, const unsigned (&digit)[Items
     if (valid[i]) rank[i] += s.warp_counts[warp][digit[i]];
   __syncthreads();
   return count;
+}
+
+// Moves each thread's items to their ranks through `buffer` (one slot per element of the
+// tile) and back, so item i of a thread then holds slot striped_element(i): the tile in rank
+// order, in the striped arrangement the next pass ranks. Synchronises before and after.
+template <typename T, int Items>
+NBX_GPU_INLINE void exchange_by_rank(T* buffer, T (&items)[Items], const unsigned (&rank)[Items]) {
+#pragma unroll
+  for (int i = 0; i < Items; ++i) buffer[rank[i]] = items[i];
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < Items; ++i) items[i] = buffer[striped_element<Items>(i)];
+  __syncthreads();
 }
 
 }  // namespace nbx::gpu::sort

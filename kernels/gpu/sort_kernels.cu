@@ -81,21 +81,14 @@ __global__ void __launch_bounds__(kRankThreads)
     rank_digits<Items>(rs, digit, all, rank);
     const bool last = pass == passes - 1;
     if (!last) {
-#pragma unroll
-      for (int i = 0; i < Items; ++i) xkeys[rank[i]] = k[i];
-      __syncthreads();
-#pragma unroll
-      for (int i = 0; i < Items; ++i) k[i] = xkeys[striped_element<Items>(i)];
-      __syncthreads();
+      exchange_by_rank(xkeys, k, rank);
+      exchange_by_rank(xpos, e, rank);
+      continue;
     }
+    // The last pass leaves the positions in rank order in xpos.
 #pragma unroll
     for (int i = 0; i < Items; ++i) xpos[rank[i]] = e[i];
     __syncthreads();
-    if (!last) {
-#pragma unroll
-      for (int i = 0; i < Items; ++i) e[i] = xpos[striped_element<Items>(i)];
-      __syncthreads();
-    }
   }
 
   // Sorted slot s holds row s / segment's element s % segment: consecutive threads write
@@ -141,6 +134,8 @@ ElementwiseLaunchResult launch_family(const abi::SortParams& p, const GpuLaunch&
     launch_sort_radix(p, l);
   } else if (p.variant == abi::kSortOnesweep) {
     launch_sort_onesweep(p, l);
+  } else if (p.variant == abi::kSortSelect) {
+    launch_sort_select(p, l);
   } else {
     switch (p.key_bits) {
       case 8:

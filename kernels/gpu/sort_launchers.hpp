@@ -11,5 +11,7 @@ void launch_sort_radix(const abi::SortParams& p, const GpuLaunch& l);
 // kSortOnesweep: one histogram, then an 8-bit pass per digit with decoupled look-back
 // (sort_onesweep_kernels.cu).
 void launch_sort_onesweep(const abi::SortParams& p, const GpuLaunch& l);
+// kSortSelect (op kSort_topk): a block a row selects the first k (sort_select_kernels.cu).
+void launch_sort_select(const abi::SortParams& p, const GpuLaunch& l);
 
 }  // namespace nbx::gpu

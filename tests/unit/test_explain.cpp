@@ -248,7 +248,7 @@ TEST_CASE("the catalog's names are the union of the op tables") {
   expect_codes("sort", {{"sort", abi::kSort_sort},
                         {"argsort", abi::kSort_sort},
                         {"msort", abi::kSort_sort},
-                        {"topk", abi::kSort_sort},
+                        {"topk", abi::kSort_topk},
                         {"kthvalue", abi::kSort_sort},
                         {"median", abi::kSort_sort},
                         {"nanmedian", abi::kSort_sort},

@@ -364,3 +364,54 @@ TEST_CASE("long rows of every key width sort as on the host, values bit for bit"
     }
   }
 }
+
+TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any candidate cap") {
+  // Rows longer than a tile take the select variant on CUDA/HIP (the tournament elsewhere):
+  // a long run of one value (more equal keys than its candidates hold, so the first by index
+  // are kept), NaNs (the largest), -0 and +0, for every key width.
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int> u(-50, 50);
+  F base(3 * 20000);
+  for (float& x : base) x = float(u(rng));
+  for (int r = 0; r < 3; ++r)
+    for (int j = 1000 + r; j < 15000; ++j) base[std::size_t(r * 20000 + j)] = 99;
+  F f32 = base;
+  f32[7] = kNaN, f32[20007] = -0.0f, f32[20008] = 0.0f, f32[40000] = kNaN, f32[59999] = kNaN;
+  const Device host = host_device();
+  const DType dtypes[] = {DType::kInt8,  DType::kBFloat16, DType::kInt32,
+                          DType::kFloat32, DType::kFloat64, DType::kInt64};
+  for (const Device& d : testing::present_devices()) {
+    if (d.str() == host.str()) continue;
+    CAPTURE(d.str());
+    for (const DType dt : dtypes) {
+      CAPTURE(dtype_name(dt));
+      const Capabilities& caps = d.capabilities();
+      if ((dt == DType::kFloat64 && !caps.fp64.value) || (dt == DType::kInt64 && !caps.int64.value))
+        continue;
+      const Tensor on_host =
+          Tensor::from_host(dt == DType::kFloat32 ? f32 : base, {3, 20000}, host).to(dt);
+      const Tensor on_device = on_host.to(d);
+      for (const std::int64_t k : {1, 50, 1024}) {
+        for (const bool largest : {true, false}) {
+          CAPTURE(k);
+          CAPTURE(largest);
+          const ops::ValuesAndIndices want = ops::topk(on_host, k, 1, largest);
+          const ops::ValuesAndIndices got = ops::topk(on_device, k, 1, largest);
+          CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
+          if (dt == DType::kFloat32)
+            CHECK(same_bits(got.values.to_host<float>(), want.values.to_host<float>()));
+          else
+            CHECK(got.values.to(host).to(DType::kFloat64).to_host<double>() ==
+                  want.values.to(DType::kFloat64).to_host<double>());
+        }
+        const ops::ValuesAndIndices kth_want = ops::kthvalue(on_host, k, 1);
+        const ops::ValuesAndIndices kth_got = ops::kthvalue(on_device, k, 1);
+        CHECK(kth_got.indices.to_host<std::int64_t>() == kth_want.indices.to_host<std::int64_t>());
+      }
+      // Along dim 0 of the transposed view (strided rows).
+      const ops::ValuesAndIndices want_t = ops::topk(on_host.transpose(0, 1), 50, 0);
+      const ops::ValuesAndIndices got_t = ops::topk(on_device.transpose(0, 1), 50, 0);
+      CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
+    }
+  }
+}
