@@ -35,7 +35,11 @@ fi
 if [ "${PHASE:-bench}" = bench ]; then
 step bench_cuda_wave1 100 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_wave1.json"
 step torch_wave1 60 python3 bench/torch_wave1.py --json "$O/torch_wave1.json"
-command -v nsys >/dev/null && step nsys_wave1 200 nsys profile -o /tmp/wave1 --force-overwrite true --stats=true "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1
+# Where the sort kernels spend their time: Nsight Compute over the first launches of each.
+NCU=(ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats)
+for k in onesweep_pass:2 onesweep_histogram:1 sort_rows_kernel:1 select_kernel:1; do
+  command -v ncu >/dev/null && step "ncu_${k%%:*}" 120 "${NCU[@]}" -k "regex:${k%%:*}" -c "${k##*:}" "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1
+done
 step bench_vk_wave1 80 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1.json"
 fi
 cat "$O/steps.log"

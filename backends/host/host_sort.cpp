@@ -66,7 +66,8 @@ void run_family(const abi::SortParams& p, std::span<const KernelBuffer> buffers)
       row[std::size_t(j)] = {sort_key(raw, t, p.key_bits, p.descending != 0), j};
     }
     std::sort(row.begin(), row.end());
-    for (std::int64_t j = 0; j < p.row_len; ++j) {
+    // sort writes whole rows, topk its first k.
+    for (std::int64_t j = 0; j < p.k; ++j) {
       const std::int64_t from = row[std::size_t(j)].second;
       std::memcpy(values + (dv + j * p.values_row_stride) * std::int64_t(item),
                   in + (src + from * p.in_row_stride) * std::int64_t(item), item);

@@ -24,7 +24,8 @@ using namespace sort;
 
 static_assert(abi::kSortOnesweepBits == kDigitBits && abi::kSortOnesweepBuckets == kDigits);
 constexpr int kItems = int(abi::kSortOnesweepTile) / kRankThreads;  // 16
-constexpr int kMaxPasses = 8;                                        // 64-bit keys
+constexpr int kMaxPasses = 8;                                       // 64-bit keys
+constexpr int kHistParts = 4;
 // A tile's look-back word: a flag in the top two bits over a 30-bit count.
 constexpr u32 kFlagAggregate = 1u << 30;  // this tile's own count of the digit
 constexpr u32 kFlagPrefix = 2u << 30;     // the count of the digit in this tile and all before
@@ -54,7 +55,8 @@ struct OnesweepWorkspace {
     w.offsets = w.pos[1] + n;
     w.counters = w.offsets + p.rows * w.passes * kDigits;
     w.status = w.counters + w.passes;
-    w.cleared_words = p.rows * w.passes * kDigits + w.passes + w.passes * p.rows * w.tiles * kDigits;
+    w.cleared_words =
+        p.rows * w.passes * kDigits + w.passes + w.passes * p.rows * w.tiles * kDigits;
     return w;
   }
 };
@@ -70,17 +72,22 @@ template <typename Key, typename Elem>
 __global__ void __launch_bounds__(kRankThreads)
     onesweep_histogram_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, const Elem* in,
                               OnesweepWorkspace<Key> w, i64 per_block) {
-  __shared__ u32 hist[kMaxPasses][kDigits];
-  for (int k = threadIdx.x; k < kMaxPasses * kDigits; k += kRankThreads) (&hist[0][0])[k] = 0;
+  // kHistParts copies of every counter (a lane adds to copy lane % kHistParts): fewer lanes of
+  // a warp meet on one counter when a digit takes few values (a float's top byte).
+  __shared__ u32 hist[kMaxPasses][kDigits][kHistParts];
+  for (int k = threadIdx.x; k < kMaxPasses * kDigits * kHistParts; k += kRankThreads)
+    (&hist[0][0][0])[k] = 0;
   __syncthreads();
+  const int part = lane_id() % kHistParts;
   const i64 first = i64(blockIdx.x) * per_block;
   const i64 end = first + per_block < p.rows * w.tiles ? first + per_block : p.rows * w.tiles;
   const auto flush = [&](i64 row) {
     __syncthreads();
     for (int k = threadIdx.x; k < w.passes * kDigits; k += kRankThreads) {
-      u32& c = (&hist[0][0])[k];
-      if (c != 0) atomicAdd(&w.offsets[row * w.passes * kDigits + k], c);
-      c = 0;
+      u32* c = &hist[0][0][0] + k * kHistParts;
+      u32 sum = 0;
+      for (int q = 0; q < kHistParts; ++q) sum += c[q], c[q] = 0;
+      if (sum != 0) atomicAdd(&w.offsets[row * w.passes * kDigits + k], sum);
     }
     __syncthreads();
   };
@@ -90,13 +97,18 @@ __global__ void __launch_bounds__(kRankThreads)
     const i64 r = t / w.tiles;
     if (r != row) flush(row), row = r, o = row_offsets(p, row);
     const i64 begin = (t - r * w.tiles) * abi::kSortOnesweepTile;
-    for (int i = threadIdx.x; i < abi::kSortOnesweepTile; i += kRankThreads) {
-      const i64 j = begin + i;
-      if (j >= p.row_len) break;
-      const u64 key =
-          sort_key(raw_bits(in[o.in + j * p.in_row_stride]), p.dtype, p.key_bits, p.descending);
+    Elem raw[kItems];  // loaded together (a position past the row reads its last element)
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const i64 j = begin + i * kRankThreads + threadIdx.x;
+      raw[i] = in[o.in + (j < p.row_len ? j : p.row_len - 1) * p.in_row_stride];
+    }
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (begin + i * kRankThreads + threadIdx.x >= p.row_len) break;
+      const u64 key = sort_key(raw_bits(raw[i]), p.dtype, p.key_bits, p.descending);
       for (int pass = 0; pass < w.passes; ++pass)
-        atomicAdd(&hist[pass][int(key >> (kDigitBits * pass)) & (kDigits - 1)], 1u);
+        atomicAdd(&hist[pass][int(key >> (kDigitBits * pass)) & (kDigits - 1)][part], 1u);
     }
   }
   flush(row);
@@ -113,7 +125,7 @@ __global__ void __launch_bounds__(kRankThreads) onesweep_scan_kernel(OnesweepWor
 }
 
 // A pass's shared memory: the ranking's, the digits' bases and the tile's id, then the
-// exchange buffer of a tile of keys (positions reuse it).
+// exchange buffer of a tile of 8-byte words.
 struct PassShared {
   RankShared rank;
   u32 base[kDigits];  // a digit's place in the row, less its first rank in the tile
@@ -133,8 +145,8 @@ __global__ void __launch_bounds__(kRankThreads)
   __syncthreads();
   const i64 id = sh.tile_id, row = id / w.tiles, tile = id - row * w.tiles;
   const i64 begin = tile * abi::kSortOnesweepTile;
-  const int count = int(p.row_len - begin < abi::kSortOnesweepTile ? p.row_len - begin
-                                                                    : abi::kSortOnesweepTile);
+  const int count =
+      int(p.row_len - begin < abi::kSortOnesweepTile ? p.row_len - begin : abi::kSortOnesweepTile);
   const bool first = pass == 0, last = pass == w.passes - 1, descending = p.descending != 0;
   const int src = pass & 1, shift = kDigitBits * pass;
   const i64 row_base = row * p.row_len;
@@ -148,22 +160,31 @@ __global__ void __launch_bounds__(kRankThreads)
   Key k[kItems];
   u32 at[kItems], digit[kItems], rank[kItems];
   bool valid[kItems];
+  // Loads first, unconditional (past the row's end: its last element), so they are in flight
+  // together; keys after.
+  const auto clamped = [&](int i) {
+    const i64 j = begin + striped_element<kItems>(i);
+    return j < p.row_len ? j : p.row_len - 1;
+  };
+  if (first) {
+    Elem raw[kItems];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) raw[i] = in[o.in + clamped(i) * p.in_row_stride];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      k[i] = Key(sort_key(raw_bits(raw[i]), p.dtype, p.key_bits, descending));
+      at[i] = u32(begin + striped_element<kItems>(i));
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      k[i] = keys_in[row_base + clamped(i)];
+      at[i] = pos_in[row_base + clamped(i)];
+    }
+  }
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const int el = striped_element<kItems>(i);
-    valid[i] = el < count;
-    const i64 j = begin + el;
-    k[i] = 0;
-    at[i] = u32(j);
-    if (valid[i]) {
-      if (first) {
-        k[i] = Key(sort_key(raw_bits(in[o.in + j * p.in_row_stride]), p.dtype, p.key_bits,
-                            descending));
-      } else {
-        k[i] = keys_in[row_base + j];
-        at[i] = pos_in[row_base + j];
-      }
-    }
+    valid[i] = striped_element<kItems>(i) < count;
     digit[i] = u32(k[i] >> shift) & (kDigits - 1);
   }
   const u32 mine = rank_digits<kItems>(sh.rank, digit, valid, rank);
@@ -189,39 +210,61 @@ __global__ void __launch_bounds__(kRankThreads)
   sh.base[d] = w.offsets[(row * w.passes + pass) * kDigits + d] + before - sh.rank.digit_start[d];
   __syncthreads();
 
-  // Keys in rank order, then each written to its digit's place: runs of one digit are
-  // consecutive in both, so the writes are coalesced.
-#pragma unroll
-  for (int i = 0; i < kItems; ++i)
-    if (valid[i]) xkeys[rank[i]] = k[i];
-  __syncthreads();
+  // Keys and positions in rank order (one exchange of (key, position) words for keys of up to
+  // 32 bits, one of each otherwise), then each written to its digit's place: runs of one digit
+  // are consecutive in both, so the writes are coalesced.
   Key sorted[kItems];
-  u32 to[kItems];
+  u32 from[kItems];
+  if constexpr (sizeof(Key) == 4) {
+    u64* xpairs = reinterpret_cast<u64*>(xkeys);
 #pragma unroll
-  for (int m = 0; m < kItems; ++m) {
-    const int s = m * kRankThreads + d;
-    sorted[m] = s < count ? xkeys[s] : Key(0);
-    to[m] = sh.base[u32(sorted[m] >> shift) & (kDigits - 1)] + u32(s);
-    if (!last && s < count) keys_out[row_base + to[m]] = sorted[m];
-  }
-  __syncthreads();
+    for (int i = 0; i < kItems; ++i)
+      if (valid[i]) xpairs[rank[i]] = (u64(k[i]) << 32) | at[i];
+    __syncthreads();
 #pragma unroll
-  for (int i = 0; i < kItems; ++i)
-    if (valid[i]) xpos[rank[i]] = at[i];
-  __syncthreads();
-#pragma unroll
-  for (int m = 0; m < kItems; ++m) {
-    const int s = m * kRankThreads + d;
-    const u32 from = s < count ? xpos[s] : 0u;
-    if (s < count && !last) pos_out[row_base + to[m]] = from;
-    if (s < count && last) {
-      u64 raw;
-      const Elem v = element_of_key(u64(sorted[m]), p.dtype, p.key_bits, descending, raw)
-                         ? Elem(raw)
-                         : in[o.in + i64(from) * p.in_row_stride];
-      values[o.values + i64(to[m]) * p.values_row_stride] = v;
-      indices[o.indices + i64(to[m]) * p.indices_row_stride] = from;
+    for (int m = 0; m < kItems; ++m) {
+      const int s = m * kRankThreads + d;
+      const u64 pair = s < count ? xpairs[s] : 0ull;
+      sorted[m] = Key(pair >> 32);
+      from[m] = u32(pair);
     }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      if (valid[i]) xkeys[rank[i]] = k[i];
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < kItems; ++m) {
+      const int s = m * kRankThreads + d;
+      sorted[m] = s < count ? xkeys[s] : Key(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      if (valid[i]) xpos[rank[i]] = at[i];
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < kItems; ++m) {
+      const int s = m * kRankThreads + d;
+      from[m] = s < count ? xpos[s] : 0u;
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < kItems; ++m) {
+    const int s = m * kRankThreads + d;
+    if (s >= count) continue;
+    const u32 to = sh.base[u32(sorted[m] >> shift) & (kDigits - 1)] + u32(s);
+    if (!last) {
+      keys_out[row_base + to] = sorted[m];
+      pos_out[row_base + to] = from[m];
+      continue;
+    }
+    u64 raw;
+    const Elem v = element_of_key(u64(sorted[m]), p.dtype, p.key_bits, descending, raw)
+                       ? Elem(raw)
+                       : in[o.in + i64(from[m]) * p.in_row_stride];
+    values[o.values + i64(to) * p.values_row_stride] = v;
+    indices[o.indices + i64(to) * p.indices_row_stride] = from[m];
   }
 }
 
@@ -250,7 +293,8 @@ void launch_onesweep(const abi::SortParams& p, const GpuLaunch& l) {
       <<<unsigned((all_tiles + per_block - 1) / per_block), kRankThreads, 0, s>>>(p, in, w,
                                                                                   per_block);
   onesweep_scan_kernel<Key><<<unsigned(p.rows * w.passes), kRankThreads, 0, s>>>(w);
-  const size_t smem = kPassSharedBytes + size_t(abi::kSortOnesweepTile) * sizeof(Key);
+  // The exchange buffer: a tile of 8-byte words ((key, position) pairs, or 64-bit keys).
+  const size_t smem = kPassSharedBytes + size_t(abi::kSortOnesweepTile) * 8;
   for (int pass = 0; pass < w.passes; ++pass)
     onesweep_pass_kernel<Key, Elem>
         <<<unsigned(all_tiles), kRankThreads, smem, s>>>(p, values, indices, in, w, pass);

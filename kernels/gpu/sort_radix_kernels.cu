@@ -254,7 +254,6 @@ void launch_radix(const abi::SortParams& p, const GpuLaunch& l) {
   radix_emit_kernel<Key, Elem><<<grid_for(n, 256, l), 256, 0, s>>>(p, values, indices, in, w);
 }
 
-
 }  // namespace
 
 void launch_sort_radix(const abi::SortParams& p, const GpuLaunch& l) {

@@ -328,9 +328,9 @@ TEST_CASE("long rows of every key width sort as on the host, values bit for bit"
     if (i + 5 < f32.size()) f32[i + 5] = (i / 997) % 2 ? -0.0f : 0.0f;
   }
   const Device host = host_device();
-  const DType dtypes[] = {DType::kInt8,    DType::kUInt8,   DType::kInt16,
+  const DType dtypes[] = {DType::kInt8,    DType::kUInt8,    DType::kInt16,
                           DType::kFloat16, DType::kBFloat16, DType::kInt32,
-                          DType::kFloat32, DType::kFloat64, DType::kInt64};
+                          DType::kFloat32, DType::kFloat64,  DType::kInt64};
   for (const Device& d : testing::present_devices()) {
     if (d.str() == host.str()) continue;
     CAPTURE(d.str());
@@ -378,8 +378,8 @@ TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any can
   F f32 = base;
   f32[7] = kNaN, f32[20007] = -0.0f, f32[20008] = 0.0f, f32[40000] = kNaN, f32[59999] = kNaN;
   const Device host = host_device();
-  const DType dtypes[] = {DType::kInt8,  DType::kBFloat16, DType::kInt32,
-                          DType::kFloat32, DType::kFloat64, DType::kInt64};
+  const DType dtypes[] = {DType::kInt8,    DType::kBFloat16, DType::kInt32,
+                          DType::kFloat32, DType::kFloat64,  DType::kInt64};
   for (const Device& d : testing::present_devices()) {
     if (d.str() == host.str()) continue;
     CAPTURE(d.str());
