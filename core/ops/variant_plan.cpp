@@ -299,8 +299,8 @@ bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
   choices.push_back(
       {"variant", name, "shared_memory.per_block", shared.source,
        "topk of k <= " + std::to_string(abi::kSortSelectMaxK) +
-           ": a block a row narrows the k-th key by 8-bit digit histograms, most significant "
-           "first, until the keys at or below it fit " +
+           ": a block a row narrows the k-th key by digit histograms (12 bits, then 8), most "
+           "significant first, until the keys at or below it fit " +
            std::to_string(candidates) +
            " candidates, gathers them in row order and sorts them in shared memory (" +
            std::to_string(bytes) + " bytes)."});
