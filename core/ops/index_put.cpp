@@ -117,6 +117,17 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
                                   dtype_text(self.dtype()) + " for the destination and " +
                                   dtype_text(values.dtype()) + " for the source.");
   detail::require_no_internal_overlap(op, self);
+  // PyTorch (2.x) sends a put of one value through a single mask to masked_fill_, which takes
+  // only bool masks: a uint8 mask there is refused as PyTorch refuses it.
+  int defined = 0;
+  bool byte_mask = false;
+  for (const Tensor& t : indices)
+    if (t.defined()) ++defined, byte_mask = t.dtype() == DType::kUInt8;
+  if (!accumulate && values.numel() == 1 && defined == 1 && byte_mask)
+    throw InvalidArgument(op, std::string(op) +
+                                  ": masked_fill_ only supports boolean masks, but got mask "
+                                  "with dtype unsigned char (PyTorch puts one value through a "
+                                  "single mask with masked_fill_; index with a bool mask).");
   const std::vector<PickedIndex> picked = picked_indices(op, self, indices);
   if (picked.empty()) {  // self[...] = values
     self.copy_(accumulate ? ops::add(self, values) : values);

@@ -43,6 +43,9 @@ DOCUMENTED_REFUSALS = [
     ({"addmm", "baddbmm", "addmv"}, "InvalidArgument", "does not broadcast",
      "an input that does not broadcast to the product is refused even with beta = 0, as "
      "PyTorch's CPU (2.11's CUDA addmm skips the check when beta is 0)"),
+    ({"index_put"}, "InvalidArgument", "only supports boolean masks",
+     "one value put through a single uint8 mask is refused, as PyTorch 2.x refuses it (it "
+     "dispatches to masked_fill_); 1.13 accepted it with a deprecation warning"),
     ({"floor_divide", "remainder"}, "DeviceFault", "division by zero",
      "integer division by zero faults on every nbx device (PyTorch raises on the CPU only; "
      "on CUDA it returns undefined values)"),
@@ -57,6 +60,10 @@ KNOWN_DIFFERENCES = [
 # The sort family's ops (torch_diff_ops_sort.py), for entries that hold for all of them.
 SORTED_OPS = frozenset({"sort", "argsort", "msort", "topk", "kthvalue", "median_dim",
                         "nanmedian_dim", "median_all", "nanmedian_all"})
+
+# The deterministic (sorted) scatters' accumulating ops (torch_diff_ops_index_write.py).
+DETERMINISTIC_SUMS = frozenset({"scatter_add_det", "scatter_reduce_sum_det",
+                                "scatter_reduce_prod_det", "scatter_reduce_arg_det"})
 
 # ---- deliberate differences: PyTorch's answer is an artefact nbx does not copy ----
 # (op, devices, matches(case), what differs and why)
@@ -85,10 +92,41 @@ DELIBERATE_DIFFERENCES = [
      "CPU; 2.11's fused CUDA kernel gives NaN for the whole row"),
     ("gelu", "*", lambda c: has_infinity(c),
      "gelu(inf) is inf, as PyTorch's CUDA; 2.11's CPU float16 kernel gives NaN"),
+    ("mode", "*", lambda c: mode_ties(c, (torch.int8, torch.int16)),
+     "a row whose highest count several values share: nbx returns the smallest of them, as "
+     "PyTorch's CPU; 2.11's CUDA kernel returns another for int8/int16 (PyTorch documents no "
+     "rule for ties)"),
+    (DETERMINISTIC_SUMS, "*", lambda c: half_with_duplicates(c),
+     "float16/bfloat16 sums and products over duplicate indices in deterministic mode: nbx "
+     "folds them in index order rounding in the dtype at every step, as PyTorch's CPU; "
+     "2.11's CUDA kernels round otherwise (results 1 ulp apart)"),
     ("take_along_dim", "*", lambda c: out_of_range_index(c),
      "an out-of-range index faults on every nbx device; 2.11's CPU take_along_dim returned "
      "values for index -34 of a dim of 33 (no bounds check on its path)"),
 ]
+
+
+def mode_ties(case, dtypes):
+    """A row of mode's input (of one of `dtypes`) in which several values share the highest
+    count."""
+    t = case["inputs"][0].build("cpu")
+    if t.dim() == 0 or t.dtype not in dtypes or t.numel() == 0:
+        return False
+    rows = t.movedim(case["attrs"]["dim"] % t.dim(), -1).reshape(-1, t.shape[case["attrs"]["dim"]])
+    for r in rows:
+        _, counts = torch.unique(r, return_counts=True)
+        if int((counts == counts.max()).sum()) > 1:
+            return True
+    return False
+
+
+def half_with_duplicates(case):
+    """A float16/bfloat16 scatter whose index holds some destination twice."""
+    tensors = [v for v in case["inputs"] if isinstance(v, TensorIn)]
+    if tensors[0].base.dtype not in (torch.float16, torch.bfloat16):
+        return False
+    index = [v.base for v in tensors if not v.base.is_floating_point()]
+    return bool(index) and index[0].numel() > index[0].unique().numel()
 
 
 def out_of_range_index(case):

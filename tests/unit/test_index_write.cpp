@@ -266,9 +266,15 @@ TEST_CASE("index_put: index tuples broadcast, masks, undefined dims, accumulate"
         {true, false, true, false, false, false, true, true, true, true, false, false}, {3, 4}, d);
     CHECK(vals(ops::index_put(x, {mk}, on({-1, -2, -3, -4, -5, -6}, {6}, d))) ==
           D{-1, 1, -2, 3, 4, 5, -3, -4, -5, -6, 10, 11});
-    // A uint8 mask stands for its nonzero coordinates as well.
-    CHECK(vals(ops::index_put(x, {on({0, 1, 0}, {3}, d, DType::kUInt8)}, on({9}, {}, d))) ==
+    // A uint8 mask stands for its nonzero coordinates as well; one value through it alone is
+    // refused, as PyTorch 2.x refuses it (masked_fill_ takes bool masks only).
+    const Tensor byte_mask = on({0, 1, 0}, {3}, d, DType::kUInt8);
+    CHECK(vals(ops::index_put(x, {byte_mask}, on({9, 9, 9, 9}, {4}, d))) ==
           D{0, 1, 2, 3, 9, 9, 9, 9, 8, 9, 10, 11});
+    CHECK_THROWS_WITH_AS(ops::index_put(x, {byte_mask}, on({9}, {}, d)),
+                         doctest::Contains("only supports boolean masks"), InvalidArgument);
+    CHECK(vals(ops::index_put(x, {byte_mask}, on({9}, {}, d), /*accumulate=*/true)) ==
+          D{0, 1, 2, 3, 13, 14, 15, 16, 8, 9, 10, 11});
     // An undefined tensor takes the whole dim: x[:, [1, 3]] = [100, 200].
     CHECK(vals(ops::index_put(x, {Tensor(), ids({1, 3}, {2}, d)}, on({100, 200}, {2}, d))) ==
           D{0, 100, 2, 200, 4, 100, 6, 200, 8, 100, 10, 200});
