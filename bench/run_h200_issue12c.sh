@@ -29,6 +29,8 @@ step racecheck_sort 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$
 step conf_cuda 240 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
 step conf_vulkan_sort 240 "$B/nbx" conformance --backend vulkan --families sort --json "$O/conf_vulkan_sort.json" &
 step torch_cuda 240 "${TD[@]}" --device cuda:0 &
+step torch_vulkan_sort 240 "${TD[@]}" --device vulkan:0 --ops sort,argsort,msort,topk,kthvalue,median_dim,nanmedian_dim,mode &
+step conf_cuda_sort 240 "$B/nbx" conformance --backend cuda --families sort --json "$O/conf_cuda_sort.json" &
 wait
 fi
 

@@ -271,13 +271,13 @@ enum SortVariant : std::int32_t {
                       // digit up front, then one pass per kSortOnesweepBits-bit digit whose
                       // tiles find their offsets by decoupled look-back (Adinets & Merrill,
                       // "Onesweep", 2022); the last pass writes the values and indices
-  kSortSelect = 3,    // kSort_topk only (CUDA/HIP), rows below 2^31: a block per row narrows
-                      // the k-th key by histograms of 8-bit digits, most significant first,
-                      // until the keys at or below it fit sort_select_candidates; gathers
-                      // those in row order (the k-th key's ties by position) and sorts them
-                      // in shared memory
+  kSortSelect = 3,    // kSort_topk only, rows below 2^31: a block per row narrows the k-th
+                      // key by digit histograms, most significant first, until the keys at or
+                      // below it fit `tile` candidates; gathers those in row order (the k-th
+                      // key's ties by position) and sorts them in shared memory
 };
-// The select variant: k at most kSortSelectMaxK, candidates at most sort_select_candidates.
+// The select variant: k at most kSortSelectMaxK; `tile` the candidates a block holds, a power
+// of two in [k, sort_select_candidates(key_bits)] that the plan fits to shared memory.
 inline constexpr std::int64_t kSortSelectMaxK = 1024;
 constexpr std::int64_t sort_select_candidates(std::int32_t key_bits) {
   return key_bits > 32 ? 2048 : 4096;
@@ -358,7 +358,8 @@ struct SortParams {
   std::int32_t key_bits;  // 8 × the dtype's size
   std::int32_t outer_ndim;
   std::int64_t segment;  // kSortRows: the power of two >= row_len a row is sorted in
-  std::int64_t tile;     // kSortRows: a power-of-two multiple of segment, <= kSortRowsTileMax
+  std::int64_t tile;     // kSortRows: a power-of-two multiple of segment, <= kSortRowsTileMax;
+                         // kSortSelect: the candidates a block holds
   std::int64_t rows;
   std::int64_t row_len;  // below 2^31 (positions are 32-bit)
   std::int64_t outer_sizes[kMaxDims];

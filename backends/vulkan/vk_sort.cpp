@@ -1,8 +1,9 @@
 // Kernel family "sort" on Vulkan: this backend's own limits on an abi::SortParams launch (the
 // 32-bit index path, shared memory for the rows variant's tile, maxStorageBufferRange), the
 // uniform block of kernels/vulkan/sort_common.glsl, and the dispatches: one for the rows
-// variant (sort_rows.comp), 2 + 4 per digit for the radix variant (sort_radix.comp), in
-// order — the hazard tracker puts a barrier between dispatches that share the workspace.
+// variant (sort_rows.comp), one for topk's select variant (sort_select.comp), 2 + 4 per digit
+// for the radix variant (sort_radix.comp), in order — the hazard tracker puts a barrier
+// between dispatches that share the workspace.
 // BackendDevice::launch validated the block (core/families/sort_family.cpp).
 #include <algorithm>
 #include <span>
@@ -62,12 +63,14 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                std::to_string(n) + " elements exceed the 2^31 - 1 the 32-bit index path supports");
   chk.rows_view(p, p.in_offset, p.in_outer_strides, p.in_row_stride, t, launch.buffers[2].memory,
                 "the input");
-  chk.rows_view(p, p.values_offset, p.values_outer_strides, p.values_row_stride, t,
-                launch.buffers[0].memory, "the values");
+  // sort writes whole rows, topk the first k of each.
+  const std::int64_t out_len = p.op == abi::kSort_topk ? p.k : p.row_len;
+  chk.rows_view("the values", p.values_offset, p.values_row_stride, out_len, p.rows,
+                p.outer_ndim, p.outer_sizes, p.values_outer_strides, t, launch.buffers[0].memory);
   // int64 indices are written as word pairs: word 2 · last + 1 stays on the index path.
   std::int64_t last = chk.last_element(p.indices_offset, p.outer_ndim, p.outer_sizes,
                                        p.indices_outer_strides, "the indices");
-  chk.reach(last, p.row_len, p.indices_row_stride, "the indices");
+  chk.reach(last, out_len, p.indices_row_stride, "the indices");
   chk.inside("the indices", p.indices_offset, last, DType::kInt64, launch.buffers[1].memory,
              kMaxIndex / 2 - 1);
   const std::uint32_t key_words = std::uint32_t(abi::sort_key_words(p.key_bits));
@@ -131,6 +134,25 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     const std::uint32_t spec[] = {wg, item, std::uint32_t(p.tile), key_words,
                                   std::uint32_t(p.tile) * key_words};
     record("sort_rows", spec, (std::uint64_t(p.rows) + per_group - 1) / per_group);
+    return;
+  }
+
+  if (p.variant == abi::kSortSelect) {
+    // The candidates' keys and positions, the scan's words and three more (sort_select.comp).
+    const std::uint32_t wg = dev.workgroup_size();
+    const std::int64_t words = p.tile * (std::int64_t(key_words) + 1);
+    const std::int64_t smem = 4 * (words + wg + 3);
+    if (smem > std::int64_t(ctx.features.max_shared_memory))
+      chk.refuse("shared_memory.per_block",
+                 std::to_string(p.tile) + " candidates need " + std::to_string(smem) +
+                     " bytes of shared memory; the device has " +
+                     std::to_string(ctx.features.max_shared_memory));
+    std::uint32_t first_bits = 12;  // the first digit's counts fit the candidates' buffer
+    while ((std::int64_t(1) << first_bits) > words) --first_bits;
+    g.misc[0] = std::uint32_t(p.k);
+    const std::uint32_t spec[] = {wg,          item, std::uint32_t(p.tile), key_words,
+                                  std::uint32_t(words), first_bits};
+    record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }
 

@@ -124,6 +124,7 @@ std::optional<ValuesAndIndices> topk_by_select(const Tensor& x, std::int64_t k, 
                      Tensor::empty(shape, DType::kInt64, device)};
   abi::SortParams p = row_params(x, r.values, r.indices, dim, largest);
   p.op = plan.op, p.k = k, p.variant = plan.variant, p.key_bits = plan.key_bits;
+  p.tile = plan.tile;  // the candidates
   launch_planned(p, x, r.values, r.indices);
   return r;
 }

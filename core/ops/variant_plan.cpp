@@ -272,10 +272,17 @@ bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices) {
   p.key_bits = 8 * std::int32_t(dtype_size(DType(p.dtype)));
   const Capability<std::int64_t>& shared = target.caps.shared_memory_per_block;
-  // The select kernel's shared memory (kernels/gpu/sort_select_kernels.cu): the candidates'
-  // keys and positions, 256 digit counters per warp of 32 (at most 8 warps) and a few more.
-  const std::int64_t candidates = abi::sort_select_candidates(p.key_bits);
-  const std::int64_t bytes = candidates * (4 * abi::sort_key_words(p.key_bits) + 4) + 12 * 1024;
+  // The select kernels' shared memory (kernels/gpu/sort_select_kernels.cu,
+  // kernels/vulkan/sort_select.comp): the candidates' keys and positions, and at most 12 KiB
+  // more (CUDA's digit counters, 256 per warp of 32). The candidates: the most that fit, a
+  // power of two no smaller than k.
+  const auto bytes_for = [&](std::int64_t c) {
+    return c * (4 * abi::sort_key_words(p.key_bits) + 4) + 12 * 1024;
+  };
+  std::int64_t candidates = abi::sort_select_candidates(p.key_bits);
+  while (candidates > 1 && candidates / 2 >= p.k && bytes_for(candidates) > shared.value)
+    candidates /= 2;
+  const std::int64_t bytes = bytes_for(candidates);
   const std::string name = variant_name(KernelFamily::kSort, abi::kSortSelect);
   std::string why;
   if (!target_offers(target, KernelFamily::kSort, abi::kSortSelect))
@@ -296,6 +303,7 @@ bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
     return false;
   }
   p.variant = abi::kSortSelect;
+  p.tile = candidates;
   choices.push_back(
       {"variant", name, "shared_memory.per_block", shared.source,
        "topk of k <= " + std::to_string(abi::kSortSelectMaxK) +

@@ -88,7 +88,9 @@ template <typename Key, typename Elem>
 __global__ void __launch_bounds__(kRankThreads, 2)
     select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values, long long* indices,
                   const Elem* in) {
-  constexpr int C = kCandidates<Key>, Items = C / kRankThreads;
+  // C: the candidates the plan fitted (`tile`), at most the buffers' kCandidates.
+  constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;
+  const int C = int(p.tile);
   extern __shared__ __align__(16) unsigned char select_smem[];
   SelectShared<Key>& sh = *reinterpret_cast<SelectShared<Key>*>(select_smem);
   const RowOffsets o = row_offsets(p, i64(blockIdx.x));
@@ -157,7 +159,7 @@ __global__ void __launch_bounds__(kRankThreads, 2)
   const int warp = int(threadIdx.x) / kWarpSize;
   const LaneMask lanes_before = lanes_below();
   u32 lt_seen = 0, eq_seen = 0;
-  for (u32 base = 0; base < n && (lt_seen < below || eq_seen < eq_cap); base += u32(C)) {
+  for (u32 base = 0; base < n && (lt_seen < below || eq_seen < eq_cap); base += u32(kMax)) {
     Key kk[Items];
     bool lt[Items], eq[Items];
     u32 lt_rank[Items], eq_rank[Items], wl = 0, we = 0;
@@ -197,7 +199,7 @@ __global__ void __launch_bounds__(kRankThreads, 2)
 
   // 3. Sort the m candidates and write the first k: a quarter of the slots where they fit.
   const u32 m = below + (match < eq_cap ? match : eq_cap);
-  if (m <= u32(C / 4))
+  if (m <= u32(kMax / 4))
     sort_candidates<Key, Elem, Items / 4>(p, sh, m, values, indices, in, o);
   else
     sort_candidates<Key, Elem, Items>(p, sh, m, values, indices, in, o);

@@ -248,9 +248,10 @@ TEST_CASE("mode and unique find the runs of equal values as PyTorch") {
   }
 }
 
-// topk of a small k over rows longer than one tile takes the tournament (topk_chunks.cpp):
-// its result must be the full stable order's first k, ties by index and NaN as the largest
-// value, checked against std::stable_sort. Few distinct values make ties across chunks.
+// topk of a small k over rows longer than one tile takes the tournament (topk_chunks.cpp) on
+// the host, the select variant on CUDA/HIP and Vulkan: the result must be the full stable
+// order's first k, ties by index and NaN as the largest value, checked against
+// std::stable_sort. Few distinct values make ties across chunks.
 TEST_CASE("topk and kthvalue over long rows match std::stable_sort, ties by index") {
   std::mt19937 gen(1234);
   const std::int64_t rows = 2, n = 9000;  // two full chunks of 4096 and a tail of 808
@@ -366,7 +367,8 @@ TEST_CASE("long rows of every key width sort as on the host, values bit for bit"
 }
 
 TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any candidate cap") {
-  // Rows longer than a tile take the select variant on CUDA/HIP (the tournament elsewhere):
+  // Rows longer than a tile take the select variant on CUDA/HIP and Vulkan (the tournament on
+  // the host):
   // a long run of one value (more equal keys than its candidates hold, so the first by index
   // are kept), NaNs (the largest), -0 and +0, for every key width.
   std::mt19937 rng(31);

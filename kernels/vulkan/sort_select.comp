@@ -1,0 +1,191 @@
+#version 450
+// Kernel family "sort", variant select, op topk (nbx::abi::SortParams; the CUDA twin and the
+// method: kernels/gpu/sort_select_kernels.cu): a workgroup a row (looping over the rows)
+//  1. narrows the k-th smallest key's digits, most significant first (FIRST_BITS, then 8):
+//     shared-memory counts of the next digit over the keys sharing the digits found so far,
+//     a scan, the digit where the running count reaches the rank still needed — until the
+//     keys below that prefix (all selected) and those sharing it fit CAND candidates, or no
+//     digit is left (then all that share it are one key: only the first of them by position
+//     that complete k are kept);
+//  2. gathers the candidates in row order (each invocation a run of consecutive elements, a
+//     scan of their counts over the workgroup);
+//  3. sorts them as (key, position) pairs by a bitonic network over the next power of two,
+//     and writes the first k (values copied from the input by position, bit for bit).
+// The counts use the candidates' buffer, free until the gather.
+#include "sort_keys.glsl"
+#include "sort_common.glsl"
+
+layout(constant_id = 2) const uint CAND = 4096u;       // the candidates (ABI: `tile`)
+layout(constant_id = 3) const uint KEY_WORDS = 1u;     // 2 for 64-bit keys
+layout(constant_id = 4) const uint BUF_WORDS = 8192u;  // CAND × (KEY_WORDS + 1)
+layout(constant_id = 5) const uint FIRST_BITS = 12u;   // 2^FIRST_BITS <= BUF_WORDS
+
+const uint GATHER_ITEMS = 8u;  // consecutive elements an invocation gathers a chunk
+
+shared uint sbuf[BUF_WORDS];  // keys at [0, CAND · KEY_WORDS), positions after them
+shared uint sscan[gl_WorkGroupSize.x];
+shared uint schosen[3];  // the digit, the count below it, its count
+
+uvec2 load_key(uint i) {
+  return KEY_WORDS == 2u ? uvec2(sbuf[2u * i], sbuf[2u * i + 1u]) : uvec2(sbuf[i], 0u);
+}
+void store_key(uint i, uvec2 k) {
+  if (KEY_WORDS == 2u) {
+    sbuf[2u * i] = k.x;
+    sbuf[2u * i + 1u] = k.y;
+  } else {
+    sbuf[i] = k.x;
+  }
+}
+uint load_pos(uint i) { return sbuf[CAND * KEY_WORDS + i]; }
+void store_pos(uint i, uint p) { sbuf[CAND * KEY_WORDS + i] = p; }
+
+// `width` bits of a key (lo, hi) from bit `shift`.
+uint bits_of(uvec2 k, uint shift, uint width) {
+  uint v = shift >= 32u ? k.y >> (shift - 32u)
+                        : (k.x >> shift) | (shift == 0u ? 0u : k.y << (32u - shift));
+  return v & ((1u << width) - 1u);
+}
+// `v` placed at bit `shift` of a key (lo, hi).
+uvec2 at_bit(uint v, uint shift) {
+  if (shift >= 32u) return uvec2(0u, v << (shift - 32u));
+  return uvec2(v << shift, shift == 0u ? 0u : v >> (32u - shift));
+}
+bool key_less(uvec2 a, uvec2 b) { return a.y != b.y ? a.y < b.y : a.x < b.x; }
+
+// An exclusive scan of one value per invocation; `total` receives the sum.
+uint exclusive_scan(uint v, out uint total) {
+  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  sscan[t] = v;
+  barrier();
+  for (uint d = 1u; d < wg; d <<= 1u) {
+    const uint add = t >= d ? sscan[t - d] : 0u;
+    barrier();
+    sscan[t] += add;
+    barrier();
+  }
+  total = sscan[wg - 1u];
+  const uint inclusive = sscan[t];
+  barrier();
+  return inclusive - v;
+}
+
+void main() {
+  const uint rows = P.head.x, n = P.head.y, k = P.misc.x;
+  const uint bits = P.key.x, t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  for (uint r = gl_WorkGroupID.x; r < rows; r += P.head.w) {
+    const uvec3 row = row_offsets(r);
+    // 1. Narrow.
+    uvec2 prefix = uvec2(0u), mask = uvec2(0u);
+    uint below = 0u, match = n, need = k;
+    for (uint hi = bits; hi > 0u && below + match > CAND;) {
+      const uint width = min(hi == bits ? FIRST_BITS : 8u, hi), shift = hi - width;
+      const uint bins = 1u << width;
+      for (uint b = t; b < bins; b += wg) sbuf[b] = 0u;
+      barrier();
+      for (uint base = 0u; base < n; base += 4u * wg) {
+        uvec2 raw[4];  // loaded together (past the row's end: its last element)
+        for (uint u = 0u; u < 4u; ++u)
+          raw[u] = read_input(row.x + min(base + u * wg + t, n - 1u) * P.strides.x);
+        for (uint u = 0u; u < 4u; ++u) {
+          const uvec2 key = sort_key(raw[u], bits, P.key.y, P.key.z, P.key.w != 0u);
+          if (base + u * wg + t < n && (key & mask) == prefix)
+            atomicAdd(sbuf[bits_of(key, shift, width)], 1u);
+        }
+      }
+      barrier();
+      const uint per = max(bins / wg, 1u), first = t * per;
+      uint sum = 0u;
+      for (uint b = first; b < first + per && b < bins; ++b) sum += sbuf[b];
+      uint total;
+      uint running = exclusive_scan(sum, total);
+      for (uint b = first; b < first + per && b < bins; ++b) {
+        const uint c = sbuf[b];
+        if (running < need && need <= running + c) {
+          schosen[0] = b;
+          schosen[1] = running;
+          schosen[2] = c;
+        }
+        running += c;
+      }
+      barrier();
+      below += schosen[1];
+      need -= schosen[1];
+      match = schosen[2];
+      prefix |= at_bit(schosen[0], shift);
+      mask |= at_bit(bins - 1u, shift);
+      hi = shift;
+      barrier();  // the counts and the chosen digit are written again by the next digit
+    }
+
+    // 2. Gather in row order: the keys below the prefix, and of those sharing it all of them
+    // or, when they are one key too many to hold, the first `need` by position.
+    const uint eq_cap = below + match <= CAND ? match : need;
+    uint lt_seen = 0u, eq_seen = 0u;
+    for (uint base = 0u; base < n && (lt_seen < below || eq_seen < eq_cap);
+         base += GATHER_ITEMS * wg) {
+      const uint first = base + t * GATHER_ITEMS;
+      uvec2 keys[GATHER_ITEMS];
+      uint lt_bits = 0u, eq_bits = 0u, counts = 0u;  // counts: below in 16 bits, sharing above
+      for (uint i = 0u; i < GATHER_ITEMS; ++i) {
+        const uint j = first + i;
+        keys[i] = key_of(row, min(j, n - 1u));
+        const uvec2 m = keys[i] & mask;
+        if (j < n && key_less(m, prefix)) {
+          lt_bits |= 1u << i;
+          counts += 1u;
+        }
+        if (j < n && m == prefix) {
+          eq_bits |= 1u << i;
+          counts += 1u << 16;
+        }
+      }
+      uint total;
+      const uint before = exclusive_scan(counts, total);
+      uint lt_at = lt_seen + (before & 0xffffu), eq_at = eq_seen + (before >> 16);
+      for (uint i = 0u; i < GATHER_ITEMS; ++i) {
+        const bool lt = (lt_bits >> i & 1u) != 0u, eq = (eq_bits >> i & 1u) != 0u;
+        if (lt || (eq && eq_at < eq_cap)) {
+          const uint slot = lt_at + min(eq_at, eq_cap);
+          store_key(slot, keys[i]);
+          store_pos(slot, first + i);
+        }
+        if (lt) ++lt_at;
+        if (eq) ++eq_at;
+      }
+      lt_seen += total & 0xffffu;
+      eq_seen += total >> 16;
+      barrier();
+    }
+
+    // 3. Sort the m candidates over the next power of two (pads above every real pair), write
+    // the first k.
+    const uint m = below + min(match, eq_cap);
+    uint span = 1u;
+    while (span < m) span <<= 1u;
+    for (uint i = m + t; i < span; i += wg) {
+      store_key(i, uvec2(0xffffffffu));
+      store_pos(i, 0xffffffffu);
+    }
+    barrier();
+    for (uint kk = 2u; kk <= span; kk <<= 1u) {
+      for (uint j = kk >> 1u; j > 0u; j >>= 1u) {
+        for (uint q = t; q < span / 2u; q += wg) {
+          const uint lo = 2u * q - (q & (j - 1u)), hi = lo + j;
+          const bool ascending = (lo & kk) == 0u || kk == span;
+          const uvec2 kl = load_key(lo), kh = load_key(hi);
+          const uint pl = load_pos(lo), ph = load_pos(hi);
+          if (pair_less(kh, ph, kl, pl) == ascending) {
+            store_key(lo, kh);
+            store_key(hi, kl);
+            store_pos(lo, ph);
+            store_pos(hi, pl);
+          }
+        }
+        barrier();
+      }
+    }
+    for (uint s = t; s < k; s += wg) write_out(row, s, load_pos(s));
+    barrier();  // the next row's counts reuse the buffer
+  }
+}
