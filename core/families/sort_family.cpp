@@ -54,9 +54,9 @@ void validate(const abi::SortParams& p, std::span<const KernelBuffer> buffers,
                  std::to_string(abi::kSortRowsTileMax) + "]");
   }
   if (p.variant == abi::kSortSelect && p.rows > 0 && p.row_len > 0 &&
-      (!power_of_two(p.tile) || p.tile < p.k ||
-       p.tile > abi::sort_select_candidates(p.key_bits)))
-    check.fail("tile " + std::to_string(p.tile) + " (the candidates) is not a power of two in [k, " +
+      (!power_of_two(p.tile) || p.tile < p.k || p.tile > abi::sort_select_candidates(p.key_bits)))
+    check.fail("tile " + std::to_string(p.tile) +
+               " (the candidates) is not a power of two in [k, " +
                std::to_string(abi::sort_select_candidates(p.key_bits)) + "]");
   const auto rows_view = [&](const char* label, std::int64_t offset, const std::int64_t* outer,
                              std::int64_t row_stride, const KernelBuffer& b, std::int32_t dtype) {
