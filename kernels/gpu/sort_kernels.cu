@@ -12,6 +12,8 @@
 // and each row in key order, ties in element order (stable: every pass is). The element's tile
 // index travels with its key (below it in one word for keys of up to 32 bits); the last pass
 // writes each row's values (copied from the input by position) and positions.
+#include <type_traits>
+
 #include "kernels/gpu/block_radix_rank.cuh"
 #include "kernels/gpu/sort_keys.cuh"
 #include "kernels/gpu/sort_launchers.hpp"
@@ -143,11 +145,9 @@ void launch_rows_items(const abi::SortParams& p, const GpuLaunch& l) {
   const i64 rows_per_block = p.tile / p.segment;
   const unsigned blocks = unsigned((p.rows + rows_per_block - 1) / rows_per_block);
   const size_t smem = kRankSharedBytes + size_t(kRankThreads) * Items * sizeof(Word);
+  const SortBuffers<Elem> b = sort_buffers<Elem>(l);
   sort_rows_kernel<Word, Elem, Items, Packed>
-      <<<blocks, kRankThreads, smem, static_cast<Stream>(l.stream)>>>(
-          p, static_cast<Elem*>(l.buffers[0].address),
-          static_cast<long long*>(l.buffers[1].address),
-          static_cast<const Elem*>(l.buffers[2].address));
+      <<<blocks, kRankThreads, smem, static_cast<Stream>(l.stream)>>>(p, b.values, b.indices, b.in);
 }
 
 // Items per thread: the fewest that hold the tile (4 at least: smaller tiles are rare and
@@ -173,20 +173,14 @@ ElementwiseLaunchResult launch_family(const abi::SortParams& p, const GpuLaunch&
   } else if (p.variant == abi::kSortSelect) {
     launch_sort_select(p, l);
   } else {
-    switch (p.key_bits) {
-      case 8:
-        launch_rows<u32, unsigned char, true>(p, l);
-        break;
-      case 16:
-        launch_rows<u32, unsigned short, true>(p, l);
-        break;
-      case 32:
-        launch_rows<u64, unsigned, true>(p, l);
-        break;
-      default:
-        launch_rows<u64, unsigned long long, false>(p, l);
-        break;
-    }
+    // Keys of up to 32 bits travel packed with their tile index in a word of twice their
+    // width at most (8- and 16-bit keys in 32 bits, 32-bit keys in 64); 64-bit keys alone.
+    with_key_types(p.key_bits, [&](auto types) {
+      using T = decltype(types);
+      constexpr bool kPacked = sizeof(typename T::Key) == 4;
+      using Word = std::conditional_t<kPacked && sizeof(typename T::Elem) <= 2, u32, u64>;
+      launch_rows<Word, typename T::Elem, kPacked>(p, l);
+    });
   }
   result.error = int(last_launch_error());
   return result;

@@ -77,4 +77,27 @@ NBX_GPU_INLINE RowOffsets row_offsets(const abi::SortParams& p, i64 row) {
   return o;
 }
 
+// The key and element types of a key width, for with_key_types.
+template <typename KeyType, typename ElemType>
+struct KeyTypes {
+  using Key = KeyType;    // 32 bits for keys of up to 32, else 64
+  using Elem = ElemType;  // the unsigned type of the element's size
+};
+
+// Calls f(KeyTypes<Key, Elem>{}) for a launch's key width: each variant's launcher is one
+// template over the two types.
+template <typename F>
+void with_key_types(int key_bits, F&& f) {
+  switch (key_bits) {
+    case 8:
+      return f(KeyTypes<u32, unsigned char>{});
+    case 16:
+      return f(KeyTypes<u32, unsigned short>{});
+    case 32:
+      return f(KeyTypes<u32, unsigned>{});
+    default:
+      return f(KeyTypes<u64, unsigned long long>{});
+  }
+}
+
 }  // namespace nbx::gpu::sort

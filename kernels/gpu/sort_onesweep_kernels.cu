@@ -268,22 +268,14 @@ __global__ void __launch_bounds__(kRankThreads)
   }
 }
 
-unsigned grid_for(i64 n, int threads, const GpuLaunch& l) {
-  const i64 wanted = (n + threads - 1) / threads;
-  const i64 cap = i64(l.options->multiprocessors > 0 ? l.options->multiprocessors : 1) * 32;
-  return unsigned(wanted < cap ? wanted : cap);
-}
-
 template <typename Key, typename Elem>
 void launch_onesweep(const abi::SortParams& p, const GpuLaunch& l) {
   const Stream s = static_cast<Stream>(l.stream);
-  auto* values = static_cast<Elem*>(l.buffers[0].address);
-  auto* indices = static_cast<long long*>(l.buffers[1].address);
-  const auto* in = static_cast<const Elem*>(l.buffers[2].address);
+  const auto [values, indices, in] = sort_buffers<Elem>(l);
   const OnesweepWorkspace<Key> w =
       OnesweepWorkspace<Key>::at(static_cast<u32*>(l.buffers[3].address), p);
-  onesweep_clear_kernel<<<grid_for(w.cleared_words, 256, l), 256, 0, s>>>(w.offsets,
-                                                                          w.cleared_words);
+  onesweep_clear_kernel<<<grid_stride_blocks(w.cleared_words, 256, l), 256, 0, s>>>(
+      w.offsets, w.cleared_words);
   // Histogram: about 8 blocks per multiprocessor, each over consecutive tiles.
   const i64 all_tiles = p.rows * w.tiles;
   const i64 blocks_wanted =
@@ -303,16 +295,10 @@ void launch_onesweep(const abi::SortParams& p, const GpuLaunch& l) {
 }  // namespace
 
 void launch_sort_onesweep(const abi::SortParams& p, const GpuLaunch& l) {
-  switch (p.key_bits) {
-    case 8:
-      return launch_onesweep<u32, unsigned char>(p, l);
-    case 16:
-      return launch_onesweep<u32, unsigned short>(p, l);
-    case 32:
-      return launch_onesweep<u32, unsigned>(p, l);
-    default:
-      return launch_onesweep<u64, unsigned long long>(p, l);
-  }
+  with_key_types(p.key_bits, [&](auto types) {
+    using T = decltype(types);
+    launch_onesweep<typename T::Key, typename T::Elem>(p, l);
+  });
 }
 
 }  // namespace nbx::gpu

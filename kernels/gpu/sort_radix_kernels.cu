@@ -221,22 +221,14 @@ __global__ void radix_emit_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p,
   }
 }
 
-unsigned grid_for(i64 n, int threads, const GpuLaunch& l) {
-  const i64 wanted = (n + threads - 1) / threads;
-  const i64 cap = i64(l.options->multiprocessors > 0 ? l.options->multiprocessors : 1) * 32;
-  return unsigned(wanted < cap ? wanted : cap);
-}
-
 template <typename Key, typename Elem>
 void launch_radix(const abi::SortParams& p, const GpuLaunch& l) {
   const Stream s = static_cast<Stream>(l.stream);
-  auto* values = static_cast<Elem*>(l.buffers[0].address);
-  auto* indices = static_cast<long long*>(l.buffers[1].address);
-  const auto* in = static_cast<const Elem*>(l.buffers[2].address);
+  const auto [values, indices, in] = sort_buffers<Elem>(l);
   const i64 n = p.rows * p.row_len, tiles = abi::sort_radix_tiles(p.row_len);
   const i64 chunks = abi::sort_scan_chunks(p.row_len);
   const Workspace<Key> w = Workspace<Key>::at(static_cast<u32*>(l.buffers[3].address), p);
-  radix_prepare_kernel<Key, Elem><<<grid_for(n, 256, l), 256, 0, s>>>(p, in, w);
+  radix_prepare_kernel<Key, Elem><<<grid_stride_blocks(n, 256, l), 256, 0, s>>>(p, in, w);
   const unsigned tile_blocks = unsigned(p.rows * tiles);
   const unsigned chunk_blocks = unsigned(p.rows * chunks);
   const unsigned row_blocks = unsigned(p.rows < 65535 ? p.rows : 65535);
@@ -251,22 +243,17 @@ void launch_radix(const abi::SortParams& p, const GpuLaunch& l) {
     radix_scatter_kernel<Key><<<tile_blocks, kRadixThreads, 0, s>>>(p, w, src, shift, tiles);
     src ^= 1;
   }
-  radix_emit_kernel<Key, Elem><<<grid_for(n, 256, l), 256, 0, s>>>(p, values, indices, in, w);
+  radix_emit_kernel<Key, Elem>
+      <<<grid_stride_blocks(n, 256, l), 256, 0, s>>>(p, values, indices, in, w);
 }
 
 }  // namespace
 
 void launch_sort_radix(const abi::SortParams& p, const GpuLaunch& l) {
-  switch (p.key_bits) {
-    case 8:
-      return launch_radix<u32, unsigned char>(p, l);
-    case 16:
-      return launch_radix<u32, unsigned short>(p, l);
-    case 32:
-      return launch_radix<u32, unsigned>(p, l);
-    default:
-      return launch_radix<u64, unsigned long long>(p, l);
-  }
+  with_key_types(p.key_bits, [&](auto types) {
+    using T = decltype(types);
+    launch_radix<typename T::Key, typename T::Elem>(p, l);
+  });
 }
 
 }  // namespace nbx::gpu

@@ -207,25 +207,18 @@ __global__ void __launch_bounds__(kRankThreads, 2)
 
 template <typename Key, typename Elem>
 void launch_select(const abi::SortParams& p, const GpuLaunch& l) {
+  const SortBuffers<Elem> b = sort_buffers<Elem>(l);
   select_kernel<Key, Elem><<<unsigned(p.rows), kRankThreads, sizeof(SelectShared<Key>),
-                             static_cast<Stream>(l.stream)>>>(
-      p, static_cast<Elem*>(l.buffers[0].address), static_cast<long long*>(l.buffers[1].address),
-      static_cast<const Elem*>(l.buffers[2].address));
+                             static_cast<Stream>(l.stream)>>>(p, b.values, b.indices, b.in);
 }
 
 }  // namespace
 
 void launch_sort_select(const abi::SortParams& p, const GpuLaunch& l) {
-  switch (p.key_bits) {
-    case 8:
-      return launch_select<u32, unsigned char>(p, l);
-    case 16:
-      return launch_select<u32, unsigned short>(p, l);
-    case 32:
-      return launch_select<u32, unsigned>(p, l);
-    default:
-      return launch_select<u64, unsigned long long>(p, l);
-  }
+  with_key_types(p.key_bits, [&](auto types) {
+    using T = decltype(types);
+    launch_select<typename T::Key, typename T::Elem>(p, l);
+  });
 }
 
 }  // namespace nbx::gpu

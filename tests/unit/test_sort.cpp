@@ -12,6 +12,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,26 @@ using F = std::vector<float>;
 using I64 = std::vector<std::int64_t>;
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
+
+// Whether device d computes in dtype t (float64 and int64 are refused by name without fp64 or
+// int64; the refusals have their own tests).
+bool holds(const Device& d, DType t) {
+  const Capabilities& caps = d.capabilities();
+  return !(t == DType::kFloat64 && !caps.fp64.value) && !(t == DType::kInt64 && !caps.int64.value);
+}
+
+// Calls f(d, t) for every present device but the host and every dtype of `dtypes` it holds.
+template <class F>
+void on_devices_and_dtypes(std::span<const DType> dtypes, F f) {
+  for (const Device& d : testing::present_devices()) {
+    if (d.str() == host_device().str()) continue;
+    CAPTURE(d.str());
+    for (const DType t : dtypes) {
+      CAPTURE(dtype_name(t));
+      if (holds(d, t)) f(d, t);
+    }
+  }
+}
 
 bool same_bits(const F& a, const F& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
@@ -332,45 +353,36 @@ TEST_CASE("long rows of every key width sort as on the host, values bit for bit"
   const DType dtypes[] = {DType::kInt8,    DType::kUInt8,    DType::kInt16,
                           DType::kFloat16, DType::kBFloat16, DType::kInt32,
                           DType::kFloat32, DType::kFloat64,  DType::kInt64};
-  for (const Device& d : testing::present_devices()) {
-    if (d.str() == host.str()) continue;
-    CAPTURE(d.str());
-    for (const DType dt : dtypes) {
-      CAPTURE(dtype_name(dt));
-      const Capabilities& caps = d.capabilities();
-      if ((dt == DType::kFloat64 && !caps.fp64.value) || (dt == DType::kInt64 && !caps.int64.value))
-        continue;  // refused by name on such a device (tested with the refusals)
-      F src = dt == DType::kFloat32 ? f32 : base;
-      if (dt == DType::kUInt8)
-        for (float& x : src) x = std::abs(x);
-      const Tensor on_host = Tensor::from_host(src, {3, 70001}, host).to(dt);
-      const Tensor on_device = on_host.to(d);
-      for (const bool descending : {false, true}) {
-        CAPTURE(descending);
-        const ops::ValuesAndIndices want = ops::sort(on_host, 1, descending);
-        const ops::ValuesAndIndices got = ops::sort(on_device, 1, descending);
-        CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
-        if (dt == DType::kFloat32)
-          CHECK(same_bits(got.values.to_host<float>(), want.values.to_host<float>()));
-        else if (dt == DType::kInt64)
-          CHECK(got.values.to_host<std::int64_t>() == want.values.to_host<std::int64_t>());
-        else
-          CHECK(got.values.to(host).to(DType::kFloat64).to_host<double>() ==
-                want.values.to(DType::kFloat64).to_host<double>());
-      }
-      // The rows as a strided view: [70001, 3] sorted along dim 0.
-      const ops::ValuesAndIndices want_t = ops::sort(on_host.transpose(0, 1), 0);
-      const ops::ValuesAndIndices got_t = ops::sort(on_device.transpose(0, 1), 0);
-      CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
+  on_devices_and_dtypes(dtypes, [&](const Device& d, DType dt) {
+    F src = dt == DType::kFloat32 ? f32 : base;
+    if (dt == DType::kUInt8)
+      for (float& x : src) x = std::abs(x);
+    const Tensor on_host = Tensor::from_host(src, {3, 70001}, host).to(dt);
+    const Tensor on_device = on_host.to(d);
+    for (const bool descending : {false, true}) {
+      CAPTURE(descending);
+      const ops::ValuesAndIndices want = ops::sort(on_host, 1, descending);
+      const ops::ValuesAndIndices got = ops::sort(on_device, 1, descending);
+      CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
+      if (dt == DType::kFloat32)
+        CHECK(same_bits(got.values.to_host<float>(), want.values.to_host<float>()));
+      else if (dt == DType::kInt64)
+        CHECK(got.values.to_host<std::int64_t>() == want.values.to_host<std::int64_t>());
+      else
+        CHECK(got.values.to(host).to(DType::kFloat64).to_host<double>() ==
+              want.values.to(DType::kFloat64).to_host<double>());
     }
-  }
+    // The rows as a strided view: [70001, 3] sorted along dim 0.
+    const ops::ValuesAndIndices want_t = ops::sort(on_host.transpose(0, 1), 0);
+    const ops::ValuesAndIndices got_t = ops::sort(on_device.transpose(0, 1), 0);
+    CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
+  });
 }
 
 TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any candidate cap") {
   // Rows longer than a tile take the select variant on CUDA/HIP and Vulkan (the tournament on
-  // the host):
-  // a long run of one value (more equal keys than its candidates hold, so the first by index
-  // are kept), NaNs (the largest), -0 and +0, for every key width.
+  // the host): a long run of one value (more equal keys than its candidates hold, so the
+  // first by index are kept), NaNs (the largest), -0 and +0, for every key width.
   std::mt19937 rng(31);
   std::uniform_int_distribution<int> u(-50, 50);
   F base(3 * 20000);
@@ -382,38 +394,30 @@ TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any can
   const Device host = host_device();
   const DType dtypes[] = {DType::kInt8,    DType::kBFloat16, DType::kInt32,
                           DType::kFloat32, DType::kFloat64,  DType::kInt64};
-  for (const Device& d : testing::present_devices()) {
-    if (d.str() == host.str()) continue;
-    CAPTURE(d.str());
-    for (const DType dt : dtypes) {
-      CAPTURE(dtype_name(dt));
-      const Capabilities& caps = d.capabilities();
-      if ((dt == DType::kFloat64 && !caps.fp64.value) || (dt == DType::kInt64 && !caps.int64.value))
-        continue;
-      const Tensor on_host =
-          Tensor::from_host(dt == DType::kFloat32 ? f32 : base, {3, 20000}, host).to(dt);
-      const Tensor on_device = on_host.to(d);
-      for (const std::int64_t k : {1, 50, 1024}) {
-        for (const bool largest : {true, false}) {
-          CAPTURE(k);
-          CAPTURE(largest);
-          const ops::ValuesAndIndices want = ops::topk(on_host, k, 1, largest);
-          const ops::ValuesAndIndices got = ops::topk(on_device, k, 1, largest);
-          CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
-          if (dt == DType::kFloat32)
-            CHECK(same_bits(got.values.to_host<float>(), want.values.to_host<float>()));
-          else
-            CHECK(got.values.to(host).to(DType::kFloat64).to_host<double>() ==
-                  want.values.to(DType::kFloat64).to_host<double>());
-        }
-        const ops::ValuesAndIndices kth_want = ops::kthvalue(on_host, k, 1);
-        const ops::ValuesAndIndices kth_got = ops::kthvalue(on_device, k, 1);
-        CHECK(kth_got.indices.to_host<std::int64_t>() == kth_want.indices.to_host<std::int64_t>());
+  on_devices_and_dtypes(dtypes, [&](const Device& d, DType dt) {
+    const Tensor on_host =
+        Tensor::from_host(dt == DType::kFloat32 ? f32 : base, {3, 20000}, host).to(dt);
+    const Tensor on_device = on_host.to(d);
+    for (const std::int64_t k : {1, 50, 1024}) {
+      for (const bool largest : {true, false}) {
+        CAPTURE(k);
+        CAPTURE(largest);
+        const ops::ValuesAndIndices want = ops::topk(on_host, k, 1, largest);
+        const ops::ValuesAndIndices got = ops::topk(on_device, k, 1, largest);
+        CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
+        if (dt == DType::kFloat32)
+          CHECK(same_bits(got.values.to_host<float>(), want.values.to_host<float>()));
+        else
+          CHECK(got.values.to(host).to(DType::kFloat64).to_host<double>() ==
+                want.values.to(DType::kFloat64).to_host<double>());
       }
-      // Along dim 0 of the transposed view (strided rows).
-      const ops::ValuesAndIndices want_t = ops::topk(on_host.transpose(0, 1), 50, 0);
-      const ops::ValuesAndIndices got_t = ops::topk(on_device.transpose(0, 1), 50, 0);
-      CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
+      const ops::ValuesAndIndices kth_want = ops::kthvalue(on_host, k, 1);
+      const ops::ValuesAndIndices kth_got = ops::kthvalue(on_device, k, 1);
+      CHECK(kth_got.indices.to_host<std::int64_t>() == kth_want.indices.to_host<std::int64_t>());
     }
-  }
+    // Along dim 0 of the transposed view (strided rows).
+    const ops::ValuesAndIndices want_t = ops::topk(on_host.transpose(0, 1), 50, 0);
+    const ops::ValuesAndIndices got_t = ops::topk(on_device.transpose(0, 1), 50, 0);
+    CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
+  });
 }
