@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The H200 run of issue 12's sort kernels (2026-12-03, seventh session): the block radix sort
-# of rows and the onesweep long sort on cuda:0 — the sort unit tests on every device, the sort
+# of rows, the onesweep long sort and topk's select on cuda:0 (select and gather rows on
+# vulkan:0) — the sort and index unit tests on every device, the sort
 # conformance on cuda:0 and vulkan:0, compute-sanitizer's memcheck and racecheck over the sort
 # conformance, the whole cuda:0 conformance and the PyTorch differential test, then the wave-1
 # benchmarks with PyTorch's figures in the same call. Each step has its own time limit and
@@ -21,12 +22,13 @@ done
 TD=(python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner" --torch-device cuda)
 
 if [ "${PHASE:-check}" = check ]; then
-for t in sort explain explain_agrees launch_validation; do
+for t in sort explain explain_agrees launch_validation index index_faults; do
   [ -x "$B/tests/unit/test_$t" ] && step "unit_$t" 240 "$B/tests/unit/test_$t" &
 done
 step memcheck_sort 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families sort &
 step racecheck_sort 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families sort &
 step conf_cuda 240 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
+step conf_vulkan_gather 240 "$B/nbx" conformance --backend vulkan --families gather --json "$O/conf_vulkan_gather.json" &
 step conf_vulkan_sort 240 "$B/nbx" conformance --backend vulkan --families sort --json "$O/conf_vulkan_sort.json" &
 step torch_cuda 240 "${TD[@]}" --device cuda:0 &
 step torch_vulkan_sort 240 "${TD[@]}" --device vulkan:0 --ops sort,argsort,msort,topk,kthvalue,median_dim,nanmedian_dim,mode &

@@ -1,7 +1,7 @@
 // Kernel family "gather" on Vulkan: this backend's own limits on an abi::GatherParams launch
-// (the 32-bit index path of kernels/vulkan/gather.comp, maxStorageBufferRange), the shader's
-// uniform block, one dispatch. BackendDevice::launch validated the block
-// (core/families/gather_family.cpp).
+// (the 32-bit index path of kernels/vulkan/gather.comp and gather_rows.comp,
+// maxStorageBufferRange), the shaders' uniform block, one dispatch of the variant's shader.
+// BackendDevice::launch validated the block (core/families/gather_family.cpp).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -25,6 +25,64 @@ struct GpuParams {
 static_assert(sizeof(GpuParams) == 208);
 
 constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shader's uint arithmetic, with room
+
+// The rows variant (gather_rows.comp): offsets and strides in words of the widest unit of
+// 16/8/4/2/1 bytes that divides the row's bytes and every row start, LANES invocations a row.
+// The caller checked the reach of every operand in elements (the same path).
+void launch_rows(VulkanDevice& dev, const abi::GatherParams& p, const KernelLaunch& launch,
+                 const LaunchChecks& chk) {
+  const std::int64_t item = std::int64_t(dtype_size(DType(p.dtype)));
+  const int outer = p.ndim - 1;
+  const std::int64_t len = p.sizes[outer], rows = p.numel / len;
+  std::int64_t unit = 16;
+  const auto divides = [&](std::int64_t elements) { return (elements * item) % unit == 0; };
+  const auto fits = [&] {
+    bool ok = divides(len) && divides(p.out_offset) && divides(p.src_offset) &&
+              divides(p.src_index_stride);
+    for (int d = 0; d < outer; ++d)
+      ok = ok && divides(p.out_strides[d]) && divides(p.src_strides[d]);
+    return ok;
+  };
+  while (unit > 1 && !fits()) unit /= 2;
+  const auto words = [&](std::int64_t elements) { return std::uint32_t(elements * item / unit); };
+  GpuParams g{};
+  const std::uint32_t wg = dev.workgroup_size();
+  std::uint32_t lanes = 1;
+  while (lanes < wg && lanes < words(len)) lanes *= 2;
+  const std::uint64_t per_group = wg / lanes;
+  const std::uint64_t groups = chk.grid_groups(std::uint64_t(rows), std::uint32_t(per_group));
+  g.head[0] = std::uint32_t(rows);
+  g.head[1] = std::uint32_t(outer);
+  g.head[2] = words(len);
+  g.head[3] = std::uint32_t(p.bound);
+  g.offsets[0] = words(p.out_offset);
+  g.offsets[1] = words(p.src_offset);
+  g.offsets[2] = std::uint32_t(p.index_offset);
+  g.offsets[3] = words(p.src_index_stride);
+  g.misc[0] = std::uint32_t(abi::fault_op(abi::kFamily_gather, p.op));
+  g.misc[1] = std::uint32_t(groups);
+  for (int d = 0; d < outer; ++d) {
+    g.sizes[d] = std::uint32_t(p.sizes[d]);
+    g.out_strides[d] = words(p.out_strides[d]);
+    g.src_strides[d] = words(p.src_strides[d]);
+    g.index_strides[d] = std::uint32_t(p.index_strides[d]);
+    g.positions[d] = std::uint32_t(p.index_positions[d]);
+  }
+  const std::uint32_t spec[] = {wg, std::uint32_t(unit),
+                                DType(p.index_dtype) == DType::kInt64 ? 1u : 0u, lanes,
+                                std::uint32_t(p.wrap_negative)};
+  const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
+                                  {launch.buffers[1].memory, false},
+                                  {launch.buffers[2].memory, false}};
+  Dispatch d;
+  d.module = "gather_rows";
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(groups);
+  dev.record(d);
+}
 
 }  // namespace
 
@@ -56,6 +114,8 @@ void launch_family(VulkanDevice& dev, const abi::GatherParams& p, const KernelLa
   for (int d = 0; d < p.ndim; ++d)
     chk.reach(position_last, p.sizes[d], p.index_positions[d], "the index positions");
   if (position_last > kMaxIndex) chk.bad("index positions beyond 2^31 - 1");
+
+  if (p.variant == abi::kGatherRows) return launch_rows(dev, p, launch, chk);
 
   GpuParams g{};
   const std::uint32_t wg = dev.workgroup_size();

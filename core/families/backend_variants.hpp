@@ -33,8 +33,9 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
                                                 : bit(abi::kElementwiseStrided);
     case KernelFamily::kFill:
       return backend == BackendKind::kUnknown ? 0 : bit(0);
-    case KernelFamily::kGather:  // rows: gather_kernels.cu only
-      return gpu                                ? bit(abi::kGatherStrided) | bit(abi::kGatherRows)
+    case KernelFamily::kGather:  // rows: gather_kernels.cu and gather_rows.comp
+      return gpu || backend == BackendKind::kVulkan
+                 ? bit(abi::kGatherStrided) | bit(abi::kGatherRows)
              : backend == BackendKind::kUnknown ? 0
                                                 : bit(abi::kGatherStrided);
     case KernelFamily::kReduce:

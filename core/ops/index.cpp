@@ -273,7 +273,8 @@ abi::GatherParams gather_block(abi::GatherOp op, DType dtype, DType index_dtype,
 }
 
 // The rows variant where its contract serves the block (gather_family.cpp) and the target
-// offers it (CUDA/HIP), else strided; writes it into `p` and says what the kernel does.
+// offers it (CUDA/HIP, Vulkan), else strided; writes it into `p` and says what the kernel
+// does.
 void choose_gather_variant(abi::GatherParams& p, const PlanTarget& target,
                            std::vector<PlanChoice>& choices) {
   const int candidates[] = {abi::kGatherRows, abi::kGatherStrided};
@@ -292,11 +293,17 @@ void choose_gather_variant(abi::GatherParams& p, const PlanTarget& target,
       {"copy", "rows", "", "",
        std::to_string(rows) + (rows == 1 ? " row of " : " rows of ") + std::to_string(len) +
            " elements (" + std::to_string(bytes) +
-           " bytes), each one contiguous copy of the input row its index picks: up to 32 "
-           "threads a row (a slice of 8 copy units each, for long rows), several a block, "
-           "the index read and checked once per group; 16-byte units where the row's bytes "
-           "and every row start (buffer address + offset · itemsize) are 16-byte aligned, "
-           "else 8-, 4-, 2- or 1-byte units."});
+           " bytes), each one contiguous copy of the input row its index picks" +
+           (target.caps.backend == "vulkan"
+                ? std::string(": a power of two of invocations a row, up to the workgroup "
+                              "(gather_rows.comp), several rows a workgroup, in the widest "
+                              "of 16/8/4/2/1-byte words that divides the row's bytes and every "
+                              "row start (its offset in the buffer's binding).")
+                : std::string(": up to 32 threads a row (a slice of 8 copy units each, for "
+                              "long rows), several a block, the index read and checked once "
+                              "per group; 16-byte units where the row's bytes and every row "
+                              "start (buffer address + offset · itemsize) are 16-byte "
+                              "aligned, else 8-, 4-, 2- or 1-byte units."))});
 }
 
 Tensor run_gather(const char* name, abi::GatherOp op, const Tensor& input, const Tensor& index,
