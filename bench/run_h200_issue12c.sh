@@ -22,12 +22,13 @@ done
 TD=(python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner" --torch-device cuda)
 
 if [ "${PHASE:-check}" = check ]; then
-for t in sort explain explain_agrees launch_validation index index_faults; do
+for t in sort explain explain_agrees launch_validation index index_faults index_write index_write_faults; do
   [ -x "$B/tests/unit/test_$t" ] && step "unit_$t" 240 "$B/tests/unit/test_$t" &
 done
 step memcheck_sort 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families sort &
 step racecheck_sort 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families sort &
 step conf_cuda 240 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
+step conf_vulkan_index_write 240 "$B/nbx" conformance --backend vulkan --families index_write --json "$O/conf_vulkan_index_write.json" &
 step conf_vulkan_gather 240 "$B/nbx" conformance --backend vulkan --families gather --json "$O/conf_vulkan_gather.json" &
 step conf_vulkan_sort 240 "$B/nbx" conformance --backend vulkan --families sort --json "$O/conf_vulkan_sort.json" &
 step torch_cuda 240 "${TD[@]}" --device cuda:0 &

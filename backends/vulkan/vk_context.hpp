@@ -19,6 +19,9 @@ struct DeviceFeatures {
   bool fp64 = false, int64 = false, int16 = false, fp16 = false, int8 = false;
   // shaderBufferInt64Atomics (with shaderInt64): 64-bit atomics on storage buffers (scatter).
   bool int64_atomics = false;
+  // VK_EXT_shader_atomic_float's shaderBufferFloat32AtomicAdd: float32 atomic adds on storage
+  // buffers (scatter's atomic sums; without it a compare-and-swap loop).
+  bool float32_atomic_add = false;
   bool storage8 = false, storage16 = false;
   bool bf16_ext = false, coopmat_khr = false, coopmat_nv = false;
   bool subgroup_size_control = false, memory_budget = false, sm_builtins = false;

@@ -93,6 +93,8 @@ void FeatureChain::link(std::uint32_t api_version, const std::vector<std::string
   if (has(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
     append(exec_props,
            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  if (has(extensions, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME))
+    append(atomic_float, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
   *tail = nullptr;
 }
 
@@ -145,6 +147,7 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   f.fp64 = chain.core.features.shaderFloat64;
   f.int64 = chain.core.features.shaderInt64;
   f.int64_atomics = f.int64 && chain.v12.shaderBufferInt64Atomics;
+  f.float32_atomic_add = chain.atomic_float.shaderBufferFloat32AtomicAdd;
   f.int16 = chain.core.features.shaderInt16;
   f.fp16 = chain.v12.shaderFloat16;
   f.int8 = chain.v12.shaderInt8;
@@ -215,7 +218,8 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
 
   for (const char* e :
        {VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME,
-        VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME}) {
+        VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME,
+        VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME}) {
     if (has(info.extensions, e)) info.enable_extensions.emplace_back(e);
   }
   // Only on request: capturing statistics may cost the driver compile time.
@@ -263,6 +267,7 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
                          : "emulated (16-bit words, float32 arithmetic; glslc has no bf16 type)";
   x["shader_int16"] = f.int16 ? "yes" : "no";
   x["shader_int64_atomics"] = f.int64_atomics ? "yes" : "no";
+  x["shader_float32_atomic_add"] = f.float32_atomic_add ? "yes" : "no";
   // Tests and users read these to know whether a subnormal may read or come out as zero.
   x["float32_subnormals"] =
       subnormals_text(f.denorm_preserve_f32, p12.shaderDenormFlushToZeroFloat32);
@@ -298,6 +303,7 @@ void fill_enabled_features(const PhysicalDeviceInfo& info, FeatureChain& c) {
   c.core.features.shaderFloat64 = f.fp64;
   c.core.features.shaderInt64 = f.int64;
   c.v12.shaderBufferInt64Atomics = f.int64_atomics;
+  c.atomic_float.shaderBufferFloat32AtomicAdd = f.float32_atomic_add;
   c.core.features.shaderInt16 = f.int16;
   c.v11.storageBuffer16BitAccess = f.storage16;
   c.v12.storageBuffer8BitAccess = f.storage8;

@@ -24,6 +24,7 @@ struct FeatureChain {
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat_nv{};
   VkPhysicalDeviceShaderBfloat16FeaturesKHR bf16{};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props{};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{};
 
   FeatureChain() = default;
   FeatureChain(const FeatureChain&) = delete;

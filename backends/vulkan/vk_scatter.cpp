@@ -165,9 +165,13 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
                                 keys ? 0u : std::uint32_t(p.reduce),
                                 std::uint32_t(p.dtype),
                                 keys ? std::uint32_t(p.accumulate_keys) : 0u};
+  // float32 atomic sums by the device's own float atomic add where it has one.
+  const bool float_add = p.variant == abi::kScatterAtomic && t == DType::kFloat32 &&
+                         p.reduce == abi::kScatterAdd && f.float32_atomic_add;
   Dispatch d;
-  d.module = atomic64 ? (float_fold ? "scatter_a64_f64" : "scatter_a64")
-                      : (float_fold ? "scatter_f64" : "scatter");
+  d.module = float_add  ? "scatter_fadd"
+             : atomic64 ? (float_fold ? "scatter_a64_f64" : "scatter_a64")
+                        : (float_fold ? "scatter_f64" : "scatter");
   d.spec = spec;
   d.params = &g;
   d.param_bytes = sizeof g;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/backend.hpp"
 #include "core/errors.hpp"
 #include "core/ops/elementwise.hpp"
 #include "core/ops/elementwise_launch.hpp"
@@ -174,6 +175,23 @@ int plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
                      variant == abi::kScatterSorted ? "sorted segments (deterministic)"
                                                     : "atomic read-modify-write",
                      "", "", reason});
+  // Vulkan's float32 atomic sums: the device's float add where VK_EXT_shader_atomic_float
+  // gives one (vk_scatter.cpp), else a compare-and-swap loop on the bits.
+  if (variant == abi::kScatterAtomic && target.caps.backend == "vulkan" &&
+      in.dtype == DType::kFloat32 && in.reduce == abi::kScatterAdd) {
+    bool native = false;
+    if (target.device) {
+      const auto& extra = target.device->properties().extra;
+      const auto it = extra.find("shader_float32_atomic_add");
+      native = it != extra.end() && it->second == "yes";
+    }
+    choices.push_back(
+        {"float atomics", native ? "native add" : "compare-and-swap loop", "",
+         target.device ? "runtime: property shader_float32_atomic_add" : "",
+         native ? "the device's shaderBufferFloat32AtomicAdd (VK_EXT_shader_atomic_float)."
+                : "no float32 atomic add on this device (or no device to ask): each add "
+                  "retries a compare-and-swap of the element's bits."});
+  }
   return variant;
 }
 

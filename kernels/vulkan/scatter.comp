@@ -6,8 +6,9 @@
 //    destination element with the source element by REDUCE. 1- and 2-byte elements are
 //    compare-and-swap loops on their enclosing 32-bit word (never a plain store: the word's
 //    other bytes belong to other invocations), 4-byte ones native atomics (int32 add, max,
-//    min; assign as an exchange) or compare-and-swap loops on the bit pattern, 8-byte ones the
-//    same in 64 bits (NBX_A64 builds only: GL_EXT_shader_atomic_int64).
+//    min; assign as an exchange; float32 add in NBX_FADD builds: GL_EXT_shader_atomic_float) or
+//    compare-and-swap loops on the bit pattern, 8-byte ones the same in 64 bits (NBX_A64 builds
+//    only: GL_EXT_shader_atomic_int64).
 //  1 sorted — one sorted position per invocation; a segment's first position folds its run
 //    of equal keys, in order, from the destination's value and stores the result once (1- and
 //    2-byte elements still by compare-and-swap on the word: neighbours belong to other
@@ -29,6 +30,9 @@
 #if NBX_A64
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
+#endif
+#if NBX_FADD
+#extension GL_EXT_shader_atomic_float : require
 #endif
 
 #include "nbx_vk_codes.glsl"
@@ -67,6 +71,9 @@ layout(std140, set = 0, binding = 0) uniform Params {
 layout(set = 0, binding = 1) coherent buffer O32 { uint v[]; } o32;
 layout(set = 0, binding = 1) coherent buffer O32I { int v[]; } o32i;
 layout(set = 0, binding = 1) coherent buffer O64 { uvec2 v[]; } o64;
+#if NBX_FADD
+layout(set = 0, binding = 1) coherent buffer O32F { float v[]; } o32f;
+#endif
 #if NBX_A64
 layout(set = 0, binding = 1) coherent buffer O64A { uint64_t v[]; } o64a;
 layout(set = 0, binding = 1) coherent buffer O64I { int64_t v[]; } o64i;
@@ -181,6 +188,12 @@ void update_atomic(uint d, uvec2 b) {
       atomicAdd(o32.v[d], b.x);
       return;
     }
+#if NBX_FADD
+    if (DT == DT_FLOAT32 && REDUCE == kAdd) {  // VK_EXT_shader_atomic_float
+      atomicAdd(o32f.v[d], uintBitsToFloat(b.x));
+      return;
+    }
+#endif
     if (DT == DT_INT32 && REDUCE == kMax) {
       atomicMax(o32i.v[d], int(b.x));
       return;
