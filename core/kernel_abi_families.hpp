@@ -335,8 +335,8 @@ constexpr std::int64_t sort_onesweep_tiles(std::int64_t row_len) {
 constexpr std::int64_t sort_onesweep_workspace_words(std::int64_t rows, std::int64_t row_len,
                                                      std::int32_t key_bits) {
   const std::int64_t n = rows * row_len, passes = sort_onesweep_passes(key_bits);
-  return 2 * n * sort_key_words(key_bits) + 2 * n + rows * passes * kSortOnesweepBuckets +
-         passes + passes * rows * sort_onesweep_tiles(row_len) * kSortOnesweepBuckets;
+  return 2 * n * sort_key_words(key_bits) + 2 * n + rows * passes * kSortOnesweepBuckets + passes +
+         passes * rows * sort_onesweep_tiles(row_len) * kSortOnesweepBuckets;
 }
 // The workspace a variant takes (kSortRows: none).
 constexpr std::int64_t sort_variant_workspace_words(std::int32_t variant, std::int64_t rows,

@@ -65,8 +65,8 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                 "the input");
   // sort writes whole rows, topk the first k of each.
   const std::int64_t out_len = p.op == abi::kSort_topk ? p.k : p.row_len;
-  chk.rows_view("the values", p.values_offset, p.values_row_stride, out_len, p.rows,
-                p.outer_ndim, p.outer_sizes, p.values_outer_strides, t, launch.buffers[0].memory);
+  chk.rows_view("the values", p.values_offset, p.values_row_stride, out_len, p.rows, p.outer_ndim,
+                p.outer_sizes, p.values_outer_strides, t, launch.buffers[0].memory);
   // int64 indices are written as word pairs: word 2 · last + 1 stays on the index path.
   std::int64_t last = chk.last_element(p.indices_offset, p.outer_ndim, p.outer_sizes,
                                        p.indices_outer_strides, "the indices");
@@ -143,15 +143,15 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     const std::int64_t words = p.tile * (std::int64_t(key_words) + 1);
     const std::int64_t smem = 4 * (words + wg + 3);
     if (smem > std::int64_t(ctx.features.max_shared_memory))
-      chk.refuse("shared_memory.per_block",
-                 std::to_string(p.tile) + " candidates need " + std::to_string(smem) +
-                     " bytes of shared memory; the device has " +
-                     std::to_string(ctx.features.max_shared_memory));
+      chk.refuse("shared_memory.per_block", std::to_string(p.tile) + " candidates need " +
+                                                std::to_string(smem) +
+                                                " bytes of shared memory; the device has " +
+                                                std::to_string(ctx.features.max_shared_memory));
     std::uint32_t first_bits = 12;  // the first digit's counts fit the candidates' buffer
     while ((std::int64_t(1) << first_bits) > words) --first_bits;
     g.misc[0] = std::uint32_t(p.k);
-    const std::uint32_t spec[] = {wg,          item, std::uint32_t(p.tile), key_words,
-                                  std::uint32_t(words), first_bits};
+    const std::uint32_t spec[] = {
+        wg, item, std::uint32_t(p.tile), key_words, std::uint32_t(words), first_bits};
     record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }

@@ -55,10 +55,10 @@ void validate(const abi::GatherParams& p, std::span<const KernelBuffer> buffers,
         .inside(buffers[1], p.dtype);
 }
 
-// The rows variant (gather_kernels.cu, gather_rows.comp; abi::kGatherRows): output row r (the last dim) is one
-// contiguous copy of the input row one index picks, so the output and the input must run
-// along the last dim with stride 1 and the index must not vary along it; a row of one
-// element has no stride to speak of. Positions within a row are 32-bit in its kernel.
+// The rows variant (gather_kernels.cu, gather_rows.comp; abi::kGatherRows): output row r (the last
+// dim) is one contiguous copy of the input row one index picks, so the output and the input must
+// run along the last dim with stride 1 and the index must not vary along it; a row of one element
+// has no stride to speak of. Positions within a row are 32-bit in its kernel.
 std::string refusal(std::int32_t variant, const abi::GatherParams& p, int) {
   if (variant != abi::kGatherRows) return {};
   if (p.ndim < 1 || p.ndim > abi::kMaxDims || p.numel < 1) return "there is no row";
