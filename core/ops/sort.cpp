@@ -8,10 +8,12 @@
 #include <optional>
 #include <string>
 
+#include "core/families/kernel_family.hpp"
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/plan.hpp"
 #include "core/ops/sort_detail.hpp"
+#include "core/ops/tiling.hpp"
 #include "core/ops/variant_plan.hpp"
 
 namespace nbx::ops {
@@ -79,7 +81,21 @@ void launch_sort(const Tensor& x, const Tensor& values, const Tensor& indices, i
   abi::SortParams p = row_params(x, values, indices, sort_dim, descending);
   if (p.rows == 0) return;
   std::vector<PlanChoice> choices;
-  plan_sort_variant(p, target, choices);
+  const int variant = plan_sort_variant(p, target, choices);
+  // A row the rows variant's full tile holds but this device's shared memory does not: the
+  // tile is clamped and the row takes a workspace variant — said once per device and dtype.
+  const std::int64_t cap = sort_rows_tile_cap(x.dtype(), target);
+  if (cap < abi::kSortRowsTileMax && p.row_len > cap && p.row_len <= abi::kSortRowsTileMax) {
+    const std::string dtype(dtype_name(x.dtype()));
+    announce_once("sort tile " + target.device_id + " " + dtype,
+                  "sort on " + target.device_name + ": the rows variant's tile is clamped to " +
+                      std::to_string(cap) + " " + dtype + " keys (below its " +
+                      std::to_string(abi::kSortRowsTileMax) + ": shared_memory.per_block " +
+                      std::to_string(target.caps.shared_memory_per_block.value) + ", " +
+                      target.caps.shared_memory_per_block.source + "); rows of " +
+                      std::to_string(cap + 1) + " to " + std::to_string(abi::kSortRowsTileMax) +
+                      " take the " + variant_name(KernelFamily::kSort, variant) + " variant.");
+  }
   launch_planned(p, x, values, indices);
 }
 

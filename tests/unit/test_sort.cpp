@@ -9,14 +9,17 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/ops/explain.hpp"
+#include "core/ops/variant_plan.hpp"
 #include "nbx/nbx.hpp"
 #include "tests/unit/present_devices.hpp"
 
@@ -420,4 +423,32 @@ TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any can
     const ops::ValuesAndIndices got_t = ops::topk(on_device.transpose(0, 1), 50, 0);
     CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
   });
+}
+
+TEST_CASE("a row tile the device's shared memory cannot take is clamped and announced once") {
+  // 8-byte keys in llvmpipe's 32 KB: the rows variant's tile is clamped to 2048, so rows of
+  // 2049…4096 take a workspace variant — said once on stderr, not per call, and sorted right.
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    if (!holds(d, DType::kFloat64)) continue;
+    const ops::PlanTarget target{d.capabilities(), d.str(), d.display_name(),
+                                 &d.context().backend_device()};
+    const std::int64_t cap = ops::sort_rows_tile_cap(DType::kFloat64, target);
+    if (cap >= abi::kSortRowsTileMax) continue;  // this device takes the full tile
+    std::vector<double> v(std::size_t(2 * (cap + 1)));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = double((i * 7919) % 1000) - 500.0;
+    const Tensor x = Tensor::from_host(v, {2, cap + 1}, d);
+    std::ostringstream err;
+    std::streambuf* old = std::cerr.rdbuf(err.rdbuf());
+    const ops::ValuesAndIndices first = ops::sort(x, 1);
+    const ops::ValuesAndIndices again = ops::sort(x, 1);
+    std::cerr.rdbuf(old);
+    const std::string said = err.str();
+    CHECK(said.find("tile is clamped to " + std::to_string(cap)) != std::string::npos);
+    CHECK(said.find("tile is clamped") == said.rfind("tile is clamped"));  // once
+    const std::vector<double> got = first.values.to_host<double>();
+    for (int r = 0; r < 2; ++r)
+      CHECK(std::is_sorted(got.begin() + r * (cap + 1), got.begin() + (r + 1) * (cap + 1)));
+    CHECK(again.indices.to_host<std::int64_t>() == first.indices.to_host<std::int64_t>());
+  }
 }
