@@ -119,7 +119,8 @@ void launch_family(VulkanDevice& dev, const abi::GatherParams& p, const KernelLa
 
   GpuParams g{};
   const std::uint32_t wg = dev.workgroup_size();
-  const std::uint64_t groups = chk.grid_groups(std::uint64_t(p.numel), wg);
+  // gather.comp's invocations take 4 consecutive elements each.
+  const std::uint64_t groups = chk.grid_groups((std::uint64_t(p.numel) + 3) / 4, wg);
   g.head[0] = std::uint32_t(p.numel);
   g.head[1] = std::uint32_t(p.ndim);
   g.head[2] = std::uint32_t(groups * wg);
