@@ -2,20 +2,19 @@
 // backends/host/host_sort.cpp: the first k of each stably sorted row). A block per row:
 //  1. narrow: the k-th smallest key's digits, most significant first — a histogram of the
 //     next digit (12 bits, then 8) over the keys that share the digits found so far, and the
-//     digit where
-//     the running count reaches the rank still needed — until the keys below that prefix
-//     (all selected) and those sharing it fit the candidates (4096; 2048 for 8-byte keys), or
-//     no digit is left (then all that share it are one key, and only the first of them by
-//     position that complete k are kept);
+//     digit where the running count reaches the rank still needed — until the keys below that
+//     prefix (all selected) and those sharing it fit the candidates (the plan's `tile`: 4096,
+//     2048 for 8-byte keys, where shared memory holds them), or no digit is left (then all that
+//     share it are one key, and only the first of them by position that complete k are kept);
 //  2. gather: the candidates in row order into shared memory (ballots and a scan over the
 //     warps, a chunk of the row at a time);
 //  3. sort them by a block radix sort (block_radix_rank.cuh; a quarter of the slots where
 //     they fit) — stable, so ties stay in position order — and write the first k: values
-//     rebuilt from keys where the key
-//     determines the bits, copied from the input otherwise (sort_keys.cuh).
+//     rebuilt from keys where the key determines the bits, copied from the input otherwise
+//     (sort_keys.cuh).
 // topk(largest) is the k smallest keys of the descending transform; NaN is the largest value.
-// Two reads of the row where the top digit narrows enough (random logits: a few thousand
-// share the k-th key's top byte), as PyTorch's radix select, which also counts digits.
+// Two or three reads of the row (random logits: a few hundred to a few thousand keys share
+// the k-th key's first 12 bits), as PyTorch's radix select, which also counts digits.
 #include "kernels/gpu/block_radix_rank.cuh"
 #include "kernels/gpu/sort_keys.cuh"
 #include "kernels/gpu/sort_launchers.hpp"
