@@ -4,7 +4,9 @@
 // BackendDevice::launch validated the block (core/families/gather_family.cpp).
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "backends/vulkan/vk_dispatch.hpp"
@@ -25,6 +27,22 @@ struct GpuParams {
 static_assert(sizeof(GpuParams) == 208);
 
 constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shader's uint arithmetic, with room
+
+// One dispatch of a gather shader: buffers [0] out (written), [1] input, [2] index.
+void record(VulkanDevice& dev, std::string_view module, std::span<const std::uint32_t> spec,
+            const GpuParams& g, std::uint64_t groups, const KernelLaunch& launch) {
+  const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
+                                  {launch.buffers[1].memory, false},
+                                  {launch.buffers[2].memory, false}};
+  Dispatch d;
+  d.module = module;
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(groups);
+  dev.record(d);
+}
 
 // The rows variant (gather_rows.comp): offsets and strides in words of the widest unit of
 // 16/8/4/2/1 bytes that divides the row's bytes and every row start, LANES invocations a row.
@@ -71,17 +89,7 @@ void launch_rows(VulkanDevice& dev, const abi::GatherParams& p, const KernelLaun
   const std::uint32_t spec[] = {wg, std::uint32_t(unit),
                                 DType(p.index_dtype) == DType::kInt64 ? 1u : 0u, lanes,
                                 std::uint32_t(p.wrap_negative)};
-  const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
-                                  {launch.buffers[1].memory, false},
-                                  {launch.buffers[2].memory, false}};
-  Dispatch d;
-  d.module = "gather_rows";
-  d.spec = spec;
-  d.params = &g;
-  d.param_bytes = sizeof g;
-  d.buffers = bufs;
-  d.groups[0] = std::uint32_t(groups);
-  dev.record(d);
+  record(dev, "gather_rows", spec, g, groups, launch);
 }
 
 }  // namespace
@@ -139,17 +147,7 @@ void launch_family(VulkanDevice& dev, const abi::GatherParams& p, const KernelLa
   }
   const std::uint32_t spec[] = {wg, std::uint32_t(dtype_size(t)), it == DType::kInt64 ? 1u : 0u,
                                 std::uint32_t(p.wrap_negative)};
-  const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
-                                  {launch.buffers[1].memory, false},
-                                  {launch.buffers[2].memory, false}};
-  Dispatch d;
-  d.module = "gather";
-  d.spec = spec;
-  d.params = &g;
-  d.param_bytes = sizeof g;
-  d.buffers = bufs;
-  d.groups[0] = std::uint32_t(groups);
-  dev.record(d);
+  record(dev, "gather", spec, g, groups, launch);
 }
 
 }  // namespace nbx::vulkan
