@@ -34,14 +34,12 @@ void record(VulkanDevice& dev, std::string_view module, std::span<const std::uin
   const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
                                   {launch.buffers[1].memory, false},
                                   {launch.buffers[2].memory, false}};
-  Dispatch d;
-  d.module = module;
-  d.spec = spec;
-  d.params = &g;
-  d.param_bytes = sizeof g;
-  d.buffers = bufs;
-  d.groups[0] = std::uint32_t(groups);
-  dev.record(d);
+  dev.record({.module = module,
+              .spec = spec,
+              .params = &g,
+              .param_bytes = sizeof g,
+              .buffers = bufs,
+              .groups = {std::uint32_t(groups), 1, 1}});
 }
 
 // The rows variant (gather_rows.comp): offsets and strides in words of the widest unit of

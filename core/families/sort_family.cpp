@@ -58,18 +58,21 @@ void validate(const abi::SortParams& p, std::span<const KernelBuffer> buffers,
     check.fail("tile " + std::to_string(p.tile) +
                " (the candidates) is not a power of two in [k, " +
                std::to_string(abi::sort_select_candidates(p.key_bits)) + "]");
+  // The input holds whole rows; the values and indices k of each (all of it for sort).
   const auto rows_view = [&](const char* label, std::int64_t offset, const std::int64_t* outer,
-                             std::int64_t row_stride, const KernelBuffer& b, std::int32_t dtype) {
+                             std::int64_t len, std::int64_t row_stride, const KernelBuffer& b,
+                             std::int32_t dtype) {
     check.view(label, offset)
         .dims(p.outer_ndim, p.outer_sizes, outer)
-        .dim(std::string_view(label) == "the input" ? p.row_len : p.k, row_stride)
+        .dim(len, row_stride)
         .inside(b, dtype);
   };
-  rows_view("the values", p.values_offset, p.values_outer_strides, p.values_row_stride, buffers[0],
-            p.dtype);
-  rows_view("the indices", p.indices_offset, p.indices_outer_strides, p.indices_row_stride,
+  rows_view("the values", p.values_offset, p.values_outer_strides, p.k, p.values_row_stride,
+            buffers[0], p.dtype);
+  rows_view("the indices", p.indices_offset, p.indices_outer_strides, p.k, p.indices_row_stride,
             buffers[1], std::int32_t(DType::kInt64));
-  rows_view("the input", p.in_offset, p.in_outer_strides, p.in_row_stride, buffers[2], p.dtype);
+  rows_view("the input", p.in_offset, p.in_outer_strides, p.row_len, p.in_row_stride, buffers[2],
+            p.dtype);
   if (p.variant != abi::kSortRows && p.rows > 0 && p.row_len > 0) {
     if (p.rows > (std::int64_t(1) << 40) / p.row_len) check.fail("rows × row_len is too large");
     const std::int64_t words =
