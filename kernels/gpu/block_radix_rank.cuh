@@ -55,12 +55,14 @@ NBX_GPU_INLINE unsigned block_exclusive_scan(unsigned v, RankShared& s, unsigned
   return before + x - v;
 }
 
-// Ranks the valid items by their digits (each < kDigits). Returns, for thread d, the number
-// of valid items with digit d; s.digit_start holds each digit's first rank. Ends with the
-// block synchronised, so s may be reused at once.
-template <int Items>
-NBX_GPU_INLINE unsigned rank_digits(RankShared& s, const unsigned (&digit)[Items],
-                                    const bool (&valid)[Items], unsigned (&rank)[Items]) {
+// Ranks the valid items by their digits (each < kDigits): digit_of(i) and valid(i) for item
+// i, called again after the counts are scanned (so a caller can recompute a digit from the key
+// it holds rather than keep Items more registers live). Returns, for thread d, the number of
+// valid items with digit d; s.digit_start holds each digit's first rank. Ends with the block
+// synchronised, so s may be reused at once.
+template <int Items, typename DigitOf, typename Valid>
+NBX_GPU_INLINE unsigned rank_digits_by(RankShared& s, DigitOf digit_of, Valid valid,
+                                       unsigned (&rank)[Items]) {
   unsigned* flat = &s.warp_counts[0][0];
   for (int k = threadIdx.x; k < kRankWarps * kDigits; k += kRankThreads) flat[k] = 0;
   __syncthreads();
@@ -68,12 +70,14 @@ NBX_GPU_INLINE unsigned rank_digits(RankShared& s, const unsigned (&digit)[Items
   const LaneMask below = lanes_below();
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
-    const LaneMask peers = warp_peers_of_digit(digit[i], warp_ballot(valid[i]));
-    const int leader = valid[i] ? first_lane(peers) : lane;
+    const bool ok = valid(i);
+    const unsigned digit = digit_of(i);
+    const LaneMask peers = warp_peers_of_digit(digit, warp_ballot(ok));
+    const int leader = ok ? first_lane(peers) : lane;
     unsigned base = 0;
-    if (valid[i] && lane == leader) {
-      base = s.warp_counts[warp][digit[i]];
-      s.warp_counts[warp][digit[i]] = base + unsigned(lane_count(peers));
+    if (ok && lane == leader) {
+      base = s.warp_counts[warp][digit];
+      s.warp_counts[warp][digit] = base + unsigned(lane_count(peers));
     }
     base = warp_shuffle(base, leader);
     rank[i] = base + unsigned(lane_count(peers & below));
@@ -94,9 +98,17 @@ NBX_GPU_INLINE unsigned rank_digits(RankShared& s, const unsigned (&digit)[Items
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < Items; ++i)
-    if (valid[i]) rank[i] += s.warp_counts[warp][digit[i]];
+    if (valid(i)) rank[i] += s.warp_counts[warp][digit_of(i)];
   __syncthreads();
   return count;
+}
+
+// rank_digits_by with the digits and validity held in arrays.
+template <int Items>
+NBX_GPU_INLINE unsigned rank_digits(RankShared& s, const unsigned (&digit)[Items],
+                                    const bool (&valid)[Items], unsigned (&rank)[Items]) {
+  return rank_digits_by<Items>(
+      s, [&](int i) { return digit[i]; }, [&](int i) { return valid[i]; }, rank);
 }
 
 // Moves each thread's items to their ranks through `buffer` (one slot per element of the

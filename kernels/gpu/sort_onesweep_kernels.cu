@@ -9,10 +9,14 @@
 //     it in the same row for their running totals (decoupled look-back: a tile whose
 //     inclusive total is published ends the walk), then writes its keys and positions, grouped
 //     by digit through shared memory, to the digit's offset plus the tiles' total before it.
+//     Keys of up to 32 bits travel with their positions as one 8-byte word; each pass is a
+//     kernel of its own stage (first, middle, last), so it holds only its own registers.
 // Every pass is stable, so the last leaves each row in key order with ties in input order. The
 // first pass reads the input itself and the last writes the values and int64 indices: a value
 // is rebuilt from its key where the key determines its bits (sort_keys.cuh), otherwise copied
 // from the input by position (NaN and zero keys), so the values stay bit for bit.
+#include <type_traits>
+
 #include "kernels/gpu/block_radix_rank.cuh"
 #include "kernels/gpu/sort_keys.cuh"
 #include "kernels/gpu/sort_launchers.hpp"
@@ -24,8 +28,10 @@ using namespace sort;
 
 static_assert(abi::kSortOnesweepBits == kDigitBits && abi::kSortOnesweepBuckets == kDigits);
 constexpr int kItems = int(abi::kSortOnesweepTile) / kRankThreads;  // 16
-constexpr int kMaxPasses = 8;                                       // 64-bit keys
-constexpr int kHistParts = 4;
+// The histogram's copies of every counter: as many as 32 KiB of shared memory holds for the
+// key's digits (4 for 64-bit keys, 8 for 32-bit, 32 for 8-bit).
+template <typename Elem>
+inline constexpr int kHistParts = 32 / int(sizeof(Elem));
 // A tile's look-back word: a flag in the top two bits over a 30-bit count.
 constexpr u32 kFlagAggregate = 1u << 30;  // this tile's own count of the digit
 constexpr u32 kFlagPrefix = 2u << 30;     // the count of the digit in this tile and all before
@@ -35,6 +41,9 @@ template <typename Key>
 struct OnesweepWorkspace {
   Key* keys[2];
   u32* pos[2];
+  // Keys of up to 32 bits travel with their positions as one 8-byte word, key above position
+  // (one load and one store an element a pass), over keys[] and pos[]'s words.
+  u64* pairs[2];
   u32* offsets;   // [row][pass][digit]: the digit's first place in the row
   u32* counters;  // [pass]: the next tile to take
   u32* status;    // [pass][row · tiles + tile][digit]: look-back words
@@ -52,6 +61,8 @@ struct OnesweepWorkspace {
     w.keys[1] = reinterpret_cast<Key*>(words + n * kw);
     w.pos[0] = words + 2 * n * kw;
     w.pos[1] = w.pos[0] + n;
+    w.pairs[0] = reinterpret_cast<u64*>(words);
+    w.pairs[1] = reinterpret_cast<u64*>(words + 2 * n);  // 8-byte aligned: 2n words in
     w.offsets = w.pos[1] + n;
     w.counters = w.offsets + p.rows * w.passes * kDigits;
     w.status = w.counters + w.passes;
@@ -72,21 +83,22 @@ template <typename Key, typename Elem>
 __global__ void __launch_bounds__(kRankThreads)
     onesweep_histogram_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, const Elem* in,
                               OnesweepWorkspace<Key> w, i64 per_block) {
-  // kHistParts copies of every counter (a lane adds to copy lane % kHistParts): fewer lanes of
-  // a warp meet on one counter when a digit takes few values (a float's top byte).
-  __shared__ u32 hist[kMaxPasses][kDigits][kHistParts];
-  for (int k = threadIdx.x; k < kMaxPasses * kDigits * kHistParts; k += kRankThreads)
+  // kParts copies of every counter (a lane adds to copy lane % kParts): fewer lanes of a warp
+  // meet on one counter when a digit takes few values (a float's top byte).
+  constexpr int kPasses = int(sizeof(Elem)), kParts = kHistParts<Elem>;
+  __shared__ u32 hist[kPasses][kDigits][kParts];
+  for (int k = threadIdx.x; k < kPasses * kDigits * kParts; k += kRankThreads)
     (&hist[0][0][0])[k] = 0;
   __syncthreads();
-  const int part = lane_id() % kHistParts;
+  const int part = lane_id() % kParts;
   const i64 first = i64(blockIdx.x) * per_block;
   const i64 end = first + per_block < p.rows * w.tiles ? first + per_block : p.rows * w.tiles;
   const auto flush = [&](i64 row) {
     __syncthreads();
-    for (int k = threadIdx.x; k < w.passes * kDigits; k += kRankThreads) {
-      u32* c = &hist[0][0][0] + k * kHistParts;
+    for (int k = threadIdx.x; k < kPasses * kDigits; k += kRankThreads) {
+      u32* c = &hist[0][0][0] + k * kParts;
       u32 sum = 0;
-      for (int q = 0; q < kHistParts; ++q) sum += c[q], c[q] = 0;
+      for (int q = 0; q < kParts; ++q) sum += c[q], c[q] = 0;
       if (sum != 0) atomicAdd(&w.offsets[row * w.passes * kDigits + k], sum);
     }
     __syncthreads();
@@ -107,7 +119,8 @@ __global__ void __launch_bounds__(kRankThreads)
     for (int i = 0; i < kItems; ++i) {
       if (begin + i * kRankThreads + threadIdx.x >= p.row_len) break;
       const u64 key = sort_key(raw_bits(raw[i]), p.dtype, p.key_bits, p.descending);
-      for (int pass = 0; pass < w.passes; ++pass)
+#pragma unroll
+      for (int pass = 0; pass < kPasses; ++pass)
         atomicAdd(&hist[pass][int(key >> (kDigitBits * pass)) & (kDigits - 1)][part], 1u);
     }
   }
@@ -133,65 +146,18 @@ struct PassShared {
 };
 constexpr size_t kPassSharedBytes = (sizeof(PassShared) + 15) / 16 * 16;
 
-template <typename Key, typename Elem>
-__global__ void __launch_bounds__(kRankThreads)
-    onesweep_pass_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
-                         long long* indices, const Elem* in, OnesweepWorkspace<Key> w, int pass) {
-  extern __shared__ __align__(16) unsigned char sort_smem[];
-  PassShared& sh = *reinterpret_cast<PassShared*>(sort_smem);
-  Key* xkeys = reinterpret_cast<Key*>(sort_smem + kPassSharedBytes);
-  u32* xpos = reinterpret_cast<u32*>(xkeys);
-  if (threadIdx.x == 0) sh.tile_id = atomicAdd(&w.counters[pass], 1u);
-  __syncthreads();
-  const i64 id = sh.tile_id, row = id / w.tiles, tile = id - row * w.tiles;
-  const i64 begin = tile * abi::kSortOnesweepTile;
-  const int count =
-      int(p.row_len - begin < abi::kSortOnesweepTile ? p.row_len - begin : abi::kSortOnesweepTile);
-  const bool first = pass == 0, last = pass == w.passes - 1, descending = p.descending != 0;
-  const int src = pass & 1, shift = kDigitBits * pass;
-  const i64 row_base = row * p.row_len;
-  // Selected, not indexed: an indexed kernel argument would be copied to local memory.
-  const Key* keys_in = src ? w.keys[1] : w.keys[0];
-  const u32* pos_in = src ? w.pos[1] : w.pos[0];
-  Key* keys_out = src ? w.keys[0] : w.keys[1];
-  u32* pos_out = src ? w.pos[0] : w.pos[1];
-  const RowOffsets o = first || last ? row_offsets(p, row) : RowOffsets{};
+// Which pass a kernel is: the first reads the input, the last writes values and indices (a
+// key of 8 bits is both); the others read and write the workspace. A template argument, so
+// each kernel holds only its own pass's registers.
+constexpr int kFirstPass = 1, kLastPass = 2;
 
-  Key k[kItems];
-  u32 at[kItems], digit[kItems], rank[kItems];
-  bool valid[kItems];
-  // Loads first, unconditional (past the row's end: its last element), so they are in flight
-  // together; keys after.
-  const auto clamped = [&](int i) {
-    const i64 j = begin + striped_element<kItems>(i);
-    return j < p.row_len ? j : p.row_len - 1;
-  };
-  if (first) {
-    Elem raw[kItems];
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) raw[i] = in[o.in + clamped(i) * p.in_row_stride];
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      k[i] = Key(sort_key(raw_bits(raw[i]), p.dtype, p.key_bits, descending));
-      at[i] = u32(begin + striped_element<kItems>(i));
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      k[i] = keys_in[row_base + clamped(i)];
-      at[i] = pos_in[row_base + clamped(i)];
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    valid[i] = striped_element<kItems>(i) < count;
-    digit[i] = u32(k[i] >> shift) & (kDigits - 1);
-  }
-  const u32 mine = rank_digits<kItems>(sh.rank, digit, valid, rank);
-
-  // Thread d: this tile's count of digit d, the count in the row's tiles before it, published.
+// Thread d: the tile's count of digit d published, the counts of the row's tiles before it
+// summed by decoupled look-back, and the digit's base in the row into sh.base.
+template <typename Key>
+NBX_GPU_INLINE void look_back(PassShared& sh, const OnesweepWorkspace<Key>& w, i64 rows, i64 id,
+                              i64 row, i64 tile, int pass, u32 mine) {
   const int d = int(threadIdx.x);
-  volatile u32* status = w.status + i64(pass) * p.rows * w.tiles * kDigits;
+  volatile u32* status = w.status + i64(pass) * rows * w.tiles * kDigits;
   u32 before = 0;
   if (tile == 0) {
     status[id * kDigits + d] = kFlagPrefix | mine;
@@ -208,63 +174,196 @@ __global__ void __launch_bounds__(kRankThreads)
     status[id * kDigits + d] = kFlagPrefix | (before + mine);
   }
   sh.base[d] = w.offsets[(row * w.passes + pass) * kDigits + d] + before - sh.rank.digit_start[d];
+}
+
+// One element of the last pass: its value (rebuilt from the key where the key determines it,
+// else copied from the input) and its index, at place `to` of the row.
+template <typename Elem>
+NBX_GPU_INLINE void write_sorted(const abi::SortParams& p, const RowOffsets& o, Elem* values,
+                                 long long* indices, const Elem* in, u64 key, u32 from, u32 to) {
+  u64 raw;
+  const Elem v = element_of_key(key, p.dtype, p.key_bits, p.descending != 0, raw)
+                     ? Elem(raw)
+                     : in[o.in + i64(from) * p.in_row_stride];
+  values[o.values + i64(to) * p.values_row_stride] = v;
+  indices[o.indices + i64(to) * p.indices_row_stride] = from;
+}
+
+// Keys of up to 32 bits: each element one (key << 32 | position) word from load to store.
+// Three blocks a multiprocessor (at most 80 registers, a few words spilled): the passes are
+// latency-bound, and two resident blocks left the multiprocessor idle at their barriers — the
+// long sort of 2^26 keys took 3.35 ms at two blocks, 3.12 at three (H200, 2026-12-03).
+template <typename Elem, int Stage>
+__global__ void __launch_bounds__(kRankThreads, 3)
+    onesweep_pass_paired(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
+                         long long* indices, const Elem* in, OnesweepWorkspace<u32> w, int pass) {
+  extern __shared__ __align__(16) unsigned char sort_smem[];
+  PassShared& sh = *reinterpret_cast<PassShared*>(sort_smem);
+  u64* xpairs = reinterpret_cast<u64*>(sort_smem + kPassSharedBytes);
+  if (threadIdx.x == 0) sh.tile_id = atomicAdd(&w.counters[pass], 1u);
+  __syncthreads();
+  const i64 id = sh.tile_id, row = id / w.tiles, tile = id - row * w.tiles;
+  const i64 begin = tile * abi::kSortOnesweepTile;
+  const int count =
+      int(p.row_len - begin < abi::kSortOnesweepTile ? p.row_len - begin : abi::kSortOnesweepTile);
+  const int shift = 32 + kDigitBits * pass;  // the digit's place in a pair
+  const i64 row_base = row * p.row_len;
+  RowOffsets o{};
+  if constexpr ((Stage & (kFirstPass | kLastPass)) != 0) o = row_offsets(p, row);
+
+  u64 item[kItems];
+  // Loads first, unconditional (past the row's end: its last element), so they are in flight
+  // together; keys after.
+  const auto clamped = [&](int i) {
+    const i64 j = begin + striped_element<kItems>(i);
+    return j < p.row_len ? j : p.row_len - 1;
+  };
+  if constexpr ((Stage & kFirstPass) != 0) {
+    Elem raw[kItems];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) raw[i] = in[o.in + clamped(i) * p.in_row_stride];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      item[i] = (sort_key(raw_bits(raw[i]), p.dtype, p.key_bits, p.descending != 0) << 32) |
+                u32(begin + striped_element<kItems>(i));
+  } else {
+    const u64* pairs_in = (pass & 1) ? w.pairs[1] : w.pairs[0];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) item[i] = pairs_in[row_base + clamped(i)];
+  }
+  u32 rank[kItems];
+  const u32 mine = rank_digits_by<kItems>(
+      sh.rank, [&](int i) { return u32(item[i] >> shift) & (kDigits - 1); },
+      [&](int i) { return striped_element<kItems>(i) < count; }, rank);
+  look_back(sh, w, p.rows, id, row, tile, pass, mine);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i)
+    if (striped_element<kItems>(i) < count) xpairs[rank[i]] = item[i];
   __syncthreads();
 
-  // Keys and positions in rank order (one exchange of (key, position) words for keys of up to
-  // 32 bits, one of each otherwise), then each written to its digit's place: runs of one digit
-  // are consecutive in both, so the writes are coalesced.
-  Key sorted[kItems];
-  u32 from[kItems];
-  if constexpr (sizeof(Key) == 4) {
-    u64* xpairs = reinterpret_cast<u64*>(xkeys);
+  // Each written to its digit's place: runs of one digit are consecutive in both the tile and
+  // the row, so the writes are coalesced.
+  u64* pairs_out = (pass & 1) ? w.pairs[0] : w.pairs[1];
 #pragma unroll
-    for (int i = 0; i < kItems; ++i)
-      if (valid[i]) xpairs[rank[i]] = (u64(k[i]) << 32) | at[i];
-    __syncthreads();
+  for (int m = 0; m < kItems; ++m) {
+    const int s = m * kRankThreads + int(threadIdx.x);
+    if (s >= count) continue;
+    const u64 pair = xpairs[s];
+    const u32 to = sh.base[u32(pair >> shift) & (kDigits - 1)] + u32(s);
+    if constexpr ((Stage & kLastPass) != 0)
+      write_sorted(p, o, values, indices, in, pair >> 32, u32(pair), to);
+    else
+      pairs_out[row_base + to] = pair;
+  }
+}
+
+// 64-bit keys: keys and positions apart (the exchange goes through shared memory twice).
+template <typename Elem, int Stage>
+__global__ void __launch_bounds__(kRankThreads)
+    onesweep_pass_wide(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
+                       long long* indices, const Elem* in, OnesweepWorkspace<u64> w, int pass) {
+  extern __shared__ __align__(16) unsigned char sort_smem[];
+  PassShared& sh = *reinterpret_cast<PassShared*>(sort_smem);
+  u64* xkeys = reinterpret_cast<u64*>(sort_smem + kPassSharedBytes);
+  u32* xpos = reinterpret_cast<u32*>(xkeys);
+  if (threadIdx.x == 0) sh.tile_id = atomicAdd(&w.counters[pass], 1u);
+  __syncthreads();
+  const i64 id = sh.tile_id, row = id / w.tiles, tile = id - row * w.tiles;
+  const i64 begin = tile * abi::kSortOnesweepTile;
+  const int count =
+      int(p.row_len - begin < abi::kSortOnesweepTile ? p.row_len - begin : abi::kSortOnesweepTile);
+  const int src = pass & 1, shift = kDigitBits * pass;
+  const i64 row_base = row * p.row_len;
+  RowOffsets o{};
+  if constexpr ((Stage & (kFirstPass | kLastPass)) != 0) o = row_offsets(p, row);
+
+  u64 k[kItems];
+  u32 at[kItems];
+  const auto clamped = [&](int i) {
+    const i64 j = begin + striped_element<kItems>(i);
+    return j < p.row_len ? j : p.row_len - 1;
+  };
+  if constexpr ((Stage & kFirstPass) != 0) {
+    Elem raw[kItems];
 #pragma unroll
-    for (int m = 0; m < kItems; ++m) {
-      const int s = m * kRankThreads + d;
-      const u64 pair = s < count ? xpairs[s] : 0ull;
-      sorted[m] = Key(pair >> 32);
-      from[m] = u32(pair);
+    for (int i = 0; i < kItems; ++i) raw[i] = in[o.in + clamped(i) * p.in_row_stride];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      k[i] = sort_key(raw_bits(raw[i]), p.dtype, p.key_bits, p.descending != 0);
+      at[i] = u32(begin + striped_element<kItems>(i));
     }
   } else {
+    // Selected, not indexed: an indexed kernel argument would be copied to local memory.
+    const u64* keys_in = src ? w.keys[1] : w.keys[0];
+    const u32* pos_in = src ? w.pos[1] : w.pos[0];
 #pragma unroll
-    for (int i = 0; i < kItems; ++i)
-      if (valid[i]) xkeys[rank[i]] = k[i];
-    __syncthreads();
-#pragma unroll
-    for (int m = 0; m < kItems; ++m) {
-      const int s = m * kRankThreads + d;
-      sorted[m] = s < count ? xkeys[s] : Key(0);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kItems; ++i)
-      if (valid[i]) xpos[rank[i]] = at[i];
-    __syncthreads();
-#pragma unroll
-    for (int m = 0; m < kItems; ++m) {
-      const int s = m * kRankThreads + d;
-      from[m] = s < count ? xpos[s] : 0u;
+    for (int i = 0; i < kItems; ++i) {
+      k[i] = keys_in[row_base + clamped(i)];
+      at[i] = pos_in[row_base + clamped(i)];
     }
   }
+  const auto valid = [&](int i) { return striped_element<kItems>(i) < count; };
+  u32 rank[kItems];
+  const u32 mine = rank_digits_by<kItems>(
+      sh.rank, [&](int i) { return u32(k[i] >> shift) & (kDigits - 1); }, valid, rank);
+  look_back(sh, w, p.rows, id, row, tile, pass, mine);
+
+  const int d = int(threadIdx.x);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i)
+    if (valid(i)) xkeys[rank[i]] = k[i];
+  __syncthreads();
+#pragma unroll
+  for (int m = 0; m < kItems; ++m) {
+    const int s = m * kRankThreads + d;
+    k[m] = s < count ? xkeys[s] : 0ull;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kItems; ++i)
+    if (valid(i)) xpos[rank[i]] = at[i];
+  __syncthreads();
+  u64* keys_out = src ? w.keys[0] : w.keys[1];
+  u32* pos_out = src ? w.pos[0] : w.pos[1];
 #pragma unroll
   for (int m = 0; m < kItems; ++m) {
     const int s = m * kRankThreads + d;
     if (s >= count) continue;
-    const u32 to = sh.base[u32(sorted[m] >> shift) & (kDigits - 1)] + u32(s);
-    if (!last) {
-      keys_out[row_base + to] = sorted[m];
-      pos_out[row_base + to] = from[m];
-      continue;
+    const u32 from = xpos[s];
+    const u32 to = sh.base[u32(k[m] >> shift) & (kDigits - 1)] + u32(s);
+    if constexpr ((Stage & kLastPass) != 0) {
+      write_sorted(p, o, values, indices, in, k[m], from, to);
+    } else {
+      keys_out[row_base + to] = k[m];
+      pos_out[row_base + to] = from;
     }
-    u64 raw;
-    const Elem v = element_of_key(u64(sorted[m]), p.dtype, p.key_bits, descending, raw)
-                       ? Elem(raw)
-                       : in[o.in + i64(from[m]) * p.in_row_stride];
-    values[o.values + i64(to) * p.values_row_stride] = v;
-    indices[o.indices + i64(to) * p.indices_row_stride] = from[m];
+  }
+}
+
+// Pass `pass` of `passes` as the kernel of its stage.
+template <typename Key, typename Elem>
+void launch_pass(const abi::SortParams& p, Elem* values, long long* indices, const Elem* in,
+                 const OnesweepWorkspace<Key>& w, int pass, unsigned blocks, size_t smem,
+                 Stream s) {
+  const int stage = (pass == 0 ? kFirstPass : 0) | (pass == w.passes - 1 ? kLastPass : 0);
+  const auto run = [&](auto stage_constant) {
+    constexpr int kStage = decltype(stage_constant)::value;
+    if constexpr (sizeof(Key) == 4)
+      onesweep_pass_paired<Elem, kStage>
+          <<<blocks, kRankThreads, smem, s>>>(p, values, indices, in, w, pass);
+    else
+      onesweep_pass_wide<Elem, kStage>
+          <<<blocks, kRankThreads, smem, s>>>(p, values, indices, in, w, pass);
+  };
+  switch (stage) {
+    case kFirstPass:
+      return run(std::integral_constant<int, kFirstPass>{});
+    case kLastPass:
+      return run(std::integral_constant<int, kLastPass>{});
+    case kFirstPass | kLastPass:
+      return run(std::integral_constant<int, kFirstPass | kLastPass>{});
+    default:
+      return run(std::integral_constant<int, 0>{});
   }
 }
 
@@ -288,8 +387,7 @@ void launch_onesweep(const abi::SortParams& p, const GpuLaunch& l) {
   // The exchange buffer: a tile of 8-byte words ((key, position) pairs, or 64-bit keys).
   const size_t smem = kPassSharedBytes + size_t(abi::kSortOnesweepTile) * 8;
   for (int pass = 0; pass < w.passes; ++pass)
-    onesweep_pass_kernel<Key, Elem>
-        <<<unsigned(all_tiles), kRankThreads, smem, s>>>(p, values, indices, in, w, pass);
+    launch_pass<Key, Elem>(p, values, indices, in, w, pass, unsigned(all_tiles), smem, s);
 }
 
 }  // namespace

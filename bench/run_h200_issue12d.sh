@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The H200 run of issue 12's last speed steps (2026-12-03, eighth session): onesweep passes of
+# their own stage with (key, position) words, the join family (cat as one launch), Vulkan's
+# radix sorts and index writes — the unit tests of those families on every device, their
+# conformance on cuda:0 and vulkan:0, compute-sanitizer over the sort and shape conformance, the
+# whole cuda:0 conformance and the PyTorch differential test, then the wave-1 benchmarks beside
+# PyTorch's in the same call, and with SUITES=1 the other suites once each. Each step has its
+# own time limit and writes its log under OUT.
+#
+#   [PHASE=check|bench|both] [ONLY="step …"] bench/run_h200_issue12d.sh BUILD_DIR OUT_DIR
+set -u
+B=$1 O=$2
+source "$(dirname "$0")/h200_steps.sh"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$O/gpu.txt" 2>&1
+"$B/nbx" devices -v >"$O/devices.txt" 2>&1
+for d in cuda:0 vulkan:0; do
+  for s in 67108864 32768,4096 8,300000; do
+    "$B/nbx" explain sort --dtype float32 --shape $s --device $d >>"$O/explain.txt" 2>&1
+  done
+  "$B/nbx" explain topk --dtype float32 --shape 4096,128256 --device $d >>"$O/explain.txt" 2>&1
+  "$B/nbx" explain cat --dtype float32,float32 --shape "2048,4096;2048,4096" --device $d >>"$O/explain.txt" 2>&1
+  "$B/nbx" explain scatter_add --dtype float32,int64 --shape 67108864 --device $d >>"$O/explain.txt" 2>&1
+done
+TD=(python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner" --torch-device cuda)
+PHASE=${PHASE:-both}
+
+if [ "$PHASE" != bench ]; then
+for t in sort join shape explain explain_agrees launch_validation index index_faults index_write index_write_faults; do
+  [ -x "$B/tests/unit/test_$t" ] && step "unit_$t" 240 "$B/tests/unit/test_$t" &
+done
+step memcheck_sort 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families sort &
+step racecheck_sort 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families sort &
+step memcheck_shape 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families shape &
+step conf_cuda 240 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
+step conf_vulkan 300 "$B/nbx" conformance --backend vulkan --families sort,gather,index_write,shape --json "$O/conf_vulkan.json" &
+step torch_cuda 240 "${TD[@]}" --device cuda:0 &
+step torch_vulkan 240 "${TD[@]}" --device vulkan:0 --ops sort,argsort,msort,topk,kthvalue,median_dim,mode,cat,stack,scatter_add,index_add,gather,scatter,scatter_reduce,index_copy &
+wait
+fi
+
+if [ "$PHASE" != check ]; then
+step bench_cuda_wave1 100 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_wave1.json"
+step torch_wave1 60 python3 bench/torch_wave1.py --json "$O/torch_wave1.json"
+step bench_vk_wave1 100 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1.json"
+NCU=(ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats)
+for k in onesweep_pass_paired:2 onesweep_histogram:1; do
+  command -v ncu >/dev/null && step "ncu_${k%%:*}" 120 "${NCU[@]}" -k "regex:${k%%:*}" -c "${k##*:}" "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --quick
+done
+if [ -n "${SUITES:-}" ]; then
+  step bench_cuda_elementwise 150 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite elementwise --json "$O/nbx_cuda_elementwise.json"
+  step bench_cuda_matmul 150 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite matmul --json "$O/nbx_cuda_matmul.json"
+fi
+fi
+cat "$O/steps.log"
+tar czf /tmp/issue12d-results.tgz -C "$O" . && rm -rf "${O:?}"/* && mv /tmp/issue12d-results.tgz "$O/"
