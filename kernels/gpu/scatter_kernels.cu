@@ -583,7 +583,6 @@ void launch_atomic(const abi::ScatterParams& p, const GpuLaunch& l, Stream s) {
         const i64 slots = kPrivateBytes / i64(sizeof(Bits<D>));
         const i64 wave = i64(l.options->multiprocessors > 0 ? l.options->multiprocessors : 1) *
                          kPrivateBlocksPerSm;
-#ifndef EXP_NO_PRIVATE
         if (v.out_r == 0 && v.out_c == 0 && p.bound > 0 && p.bound <= slots &&
             p.numel / p.bound >= kPrivateMinRatio * wave) {
           scatter_rows_kernel<D, abi::kScatterAdd, true, Index>
@@ -591,7 +590,6 @@ void launch_atomic(const abi::ScatterParams& p, const GpuLaunch& l, Stream s) {
                   v, out, src, index, l.fault);
           return;
         }
-#endif
         scatter_rows_kernel<D, abi::kScatterAdd, false, Index>
             <<<blocks, kElementwiseBlock, 0, s>>>(v, out, src, index, l.fault);
         return;
