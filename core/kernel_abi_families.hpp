@@ -482,6 +482,42 @@ struct SearchParams {
   std::int64_t seq_stride;
 };
 
+// ---- "join": cat's inputs copied into their slices of the output, in one launch ----
+// Input k (of `count`) is the view at inputs[k].offset with the output's `sizes` except
+// inputs[k].extent along `dim`, and its own strides; it is copied bit for bit into the
+// output's positions [at, at + extent) along dim (out_offset, out_strides). The inputs and
+// the output share `dtype` (the wrapper casts any other input itself). More inputs than
+// kJoinMaxInputs take several launches.
+enum JoinOp : std::int32_t { kJoin_cat = 0 };
+enum JoinVariant : std::int32_t {
+  kJoinStrided = 0,  // any strides: a thread per element, its coordinates in its input
+  kJoinFlat = 1,     // ndim 2, dim 1, every stride of dim 1 equal to 1 (the wrapper folds
+                     // the dims after the cat dim into it and the dims before into dim 0):
+                     // each input is rows of contiguous elements, copied as bytes in the
+                     // widest vector their alignment allows, blocks shared among the inputs
+                     // in proportion to their sizes
+};
+inline constexpr int kJoinMaxInputs = 16;
+struct JoinInput {
+  std::int64_t offset;  // element offset in its buffer
+  std::int64_t extent;  // its size along dim
+  std::int64_t at;      // its first position along dim in the output
+  std::int64_t strides[kMaxDims];
+};
+// Buffers: [0] out, [1 + k] input k.
+struct JoinParams {
+  std::int32_t op;       // JoinOp
+  std::int32_t variant;  // JoinVariant
+  std::int32_t dtype;
+  std::int32_t ndim;             // >= 1
+  std::int32_t dim;              // the cat dim, in [0, ndim)
+  std::int32_t count;            // inputs, in [1, kJoinMaxInputs]
+  std::int64_t sizes[kMaxDims];  // the output's shape
+  std::int64_t out_offset;
+  std::int64_t out_strides[kMaxDims];
+  JoinInput inputs[kJoinMaxInputs];
+};
+
 // ---- "timestamp" (diagnostic): the device clock into a uint64 slot ----
 // Buffers: [0] a uint64 array. Written once every command issued before it has finished;
 // ticks, converted by DeviceProperties::extra["timestamp_period_ns"]. Vulkan only.

@@ -68,6 +68,8 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
                  : bit(abi::kScatterAtomic) | bit(abi::kScatterSorted) | bit(abi::kScatterKeys);
     case KernelFamily::kSearch:
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kSearchBinary);
+    case KernelFamily::kJoin:  // join_kernels.cu, join.comp, host_join.cpp
+      return backend == BackendKind::kUnknown ? 0 : bit(abi::kJoinStrided) | bit(abi::kJoinFlat);
     case KernelFamily::kSort:
       return backend == BackendKind::kCuda || backend == BackendKind::kHip
                  ? bit(abi::kSortRows) | bit(abi::kSortRadix) | bit(abi::kSortOnesweep) |

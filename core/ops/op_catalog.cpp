@@ -138,6 +138,14 @@ const char* op_name(abi::SearchOp op) {
   return nullptr;
 }
 
+const char* op_name(abi::JoinOp op) {
+  switch (op) {
+    case abi::kJoin_cat:
+      return "cat";
+  }
+  return nullptr;
+}
+
 // Op codes are small and dense; past this no enum of kernel_abi_families.hpp reaches.
 constexpr int kMaxEnumCode = 64;
 
@@ -405,6 +413,22 @@ void add_index_write_ops(std::vector<OpEntry>& ops, const OpEntry& reads) {
   add_enum_family<abi::SearchOp>(ops, "search", detail::explain_search, search);
 }
 
+// The join family's op, cat, and stack on it (a new dim 0, then cat): 1-8 tensors.
+void add_join_ops(std::vector<OpEntry>& ops) {
+  OpEntry joins;
+  joins.operands = 1;
+  joins.optional_operands = 7;
+  joins.operand_names = "tensors (1-8; joined along dim 0)";
+  joins.example_shapes = {{64, 32}, {16, 32}};
+  joins.example_dtypes = {DType::kFloat32, DType::kFloat32};
+  add_enum_family<abi::JoinOp>(ops, "join", detail::explain_join, joins);
+  OpEntry stack = ops.back();
+  stack.name = "stack";
+  stack.operand_names = "tensors (1-8 of one shape; a new dim 0)";
+  stack.example_shapes = {{64, 32}, {64, 32}};
+  ops.push_back(std::move(stack));
+}
+
 std::vector<OpEntry> build_catalog() {
   std::vector<OpEntry> ops;
   add_elementwise(ops);
@@ -451,6 +475,7 @@ std::vector<OpEntry> build_catalog() {
   add_sort_ops(ops, rows);
   add_index_write_ops(ops, reads);
   add_products(ops);
+  add_join_ops(ops);
   detail::add_shape_ops(ops);
   std::sort(ops.begin(), ops.end(),
             [](const OpEntry& a, const OpEntry& b) { return a.name < b.name; });

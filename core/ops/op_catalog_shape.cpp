@@ -1,7 +1,8 @@
 // The shape ops (shape.hpp) in the explain catalog, family "shape": no kernel of their own, so
 // each entry says which pieces run (a view, copies, index_select, a sum), the output's dtype and
 // shape for the defaults its operand_names give, and any host work (a sync, a host index).
-// The output dtype and, for cat/stack, the shape come from the ops' own rules (shape_detail).
+// The output dtype comes from the ops' own rules (shape_detail). cat and stack are the join
+// family's (join_plan.cpp).
 #include <string>
 
 #include "core/errors.hpp"
@@ -12,7 +13,7 @@
 namespace nbx::ops::detail {
 namespace {
 
-constexpr int kMaxInputs = 8;  // cat, stack and meshgrid explain up to this many inputs
+constexpr int kMaxInputs = 8;  // meshgrid explains up to this many inputs
 
 std::string described(DType t, const Shape& s) {
   return std::string(dtype_name(t)) + " " + to_string(s);
@@ -40,22 +41,7 @@ void explain_shape(const OpEntry& e, const ExplainCall& call, OpExplanation& out
   std::string runs, why;
   Shape shape = call.shapes[0];
   DType out_dtype = t;
-  if (n == "cat" || n == "stack") {
-    std::vector<Shape> shapes = call.shapes;
-    if (n == "stack") {
-      for (const Shape& s : shapes)
-        if (!(s == shapes[0]))
-          throw InvalidArgument(n, n + ": stack expects each tensor to be equal size, but got " +
-                                       to_string(shapes[0]) + " and " + to_string(s) + ".");
-      for (Shape& s : shapes) s.insert(0, 1);
-    }
-    out_dtype = cat_dtype(n.c_str(), call.dtypes);
-    shape = cat_shape(n.c_str(), shapes, 0);
-    runs = copies(static_cast<std::int64_t>(call.shapes.size()));
-    why =
-        "each input is cast and copied into its slice of a fresh output (torch.result_type "
-        "of the inputs); a legacy 1-d [0] input is skipped.";
-  } else if (n == "split" || n == "chunk" || n == "diagonal" || n == "unfold" || n == "meshgrid") {
+  if (n == "split" || n == "chunk" || n == "diagonal" || n == "unfold" || n == "meshgrid") {
     const Shape& s = input_shape(e, call, n == "diagonal" ? 2 : n == "meshgrid" ? 0 : 1);
     runs = "a view, no kernel";
     why = "the result shares the input's storage (offset, sizes and strides only).";
@@ -187,8 +173,6 @@ OpEntry entry(const char* name, const char* runs, const char* operands, std::vec
 void add_shape_ops(std::vector<OpEntry>& ops) {
   const Shape m{64, 32};
   const int more = kMaxInputs - 1;
-  ops.push_back(entry("cat", "copy", "tensors (1-8; joined along dim 0)", {m, {16, 32}}, more));
-  ops.push_back(entry("stack", "copy", "tensors (1-8 of one shape; a new dim 0)", {m, m}, more));
   ops.push_back(entry("split", "view", "x (size-1 pieces of dim 0)", {m}));
   ops.push_back(entry("chunk", "view", "x (2 chunks of dim 0)", {m}));
   ops.push_back(

@@ -1,10 +1,15 @@
-// Joining and splitting (shape.hpp): cat and stack are one elementwise copy per input into
-// its slice of a fresh output (the copy casts to the promoted dtype); split, chunk and
-// meshgrid are views.
+// Joining and splitting (shape.hpp): cat and stack write their inputs into their slices of
+// the output by "join" launches, every input of the output's dtype at once (up to 16 a
+// launch; join_plan.hpp), an input of another dtype by an elementwise copy that casts it;
+// split, chunk and meshgrid are views.
+#include <mutex>
 #include <string>
 
+#include "core/device.hpp"
 #include "core/errors.hpp"
+#include "core/ops/elementwise_launch.hpp"
 #include "core/ops/inplace_write.hpp"
+#include "core/ops/join_plan.hpp"
 #include "core/ops/shape.hpp"
 #include "core/ops/shape_detail.hpp"
 
@@ -43,14 +48,41 @@ CatPlan plan_cat(const char* op, const TensorList& tensors, std::int64_t dim) {
   return p;
 }
 
-// Each non-skipped input copied into its slice of `out` along the plan's dim.
-void write_cat(const CatPlan& p, const Tensor& out, const TensorList& tensors) {
-  std::int64_t at = 0;
+detail::JoinOperand operand_of(const Tensor& t) {
+  return {t.shape(), t.strides(), t.offset(), t.dtype()};
+}
+
+// Each non-skipped input written into its slice of `out` along the plan's dim: the join
+// launches of the plan, then the casts.
+void write_cat(const char* op, const CatPlan& p, const Tensor& out, const TensorList& tensors) {
+  if (out.numel() == 0) return;
+  std::vector<const Tensor*> parts;
+  std::vector<detail::JoinOperand> operands;
+  std::vector<std::int64_t> at;
+  std::int64_t next = 0;
   for (const Tensor& t : tensors) {
     if (t.dim() == 1 && t.shape()[0] == 0) continue;
-    const std::int64_t n = t.shape()[p.dim];
-    if (n > 0) out.narrow(p.dim, at, n).copy_(t);
-    at += n;
+    parts.push_back(&t);
+    operands.push_back(operand_of(t));
+    at.push_back(next);
+    next += t.shape()[p.dim];
+  }
+  const Device& device = out.device();
+  DeviceContext& ctx = device.context();
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
+                          &ctx.backend_device()};
+  const detail::JoinPlan plan = detail::plan_join(operand_of(out), operands, at, p.dim, target);
+  if (!plan.launches.empty()) detail::require_dtype_support(op, out.dtype(), device);
+  for (std::size_t l = 0; l < plan.launches.size(); ++l) {
+    std::vector<KernelBuffer> buffers{{out.storage()->memory(), true}};
+    for (int k : plan.inputs[l])
+      buffers.push_back({parts[std::size_t(k)]->storage()->memory(), false});
+    std::lock_guard lock(ctx.launch_mutex());
+    ctx.backend_device().launch(kernel_launch(plan.launches[l], buffers));
+  }
+  for (int k : plan.casts) {
+    const Tensor& t = *parts[std::size_t(k)];
+    out.narrow(p.dim, at[std::size_t(k)], t.shape()[p.dim]).copy_(t);
   }
 }
 
@@ -77,7 +109,7 @@ TensorList unsqueezed(const char* op, const TensorList& tensors, std::int64_t di
 Tensor cat(const TensorList& tensors, std::int64_t dim) {
   const CatPlan p = plan_cat("cat", tensors, dim);
   const Tensor out = Tensor::empty(p.shape, p.dtype, tensors[0].device());
-  write_cat(p, out, tensors);
+  write_cat("cat", p, out, tensors);
   return out;
 }
 
@@ -93,7 +125,7 @@ Tensor cat_out(const Tensor& out, const TensorList& tensors, std::int64_t dim) {
                             "cat_out: unsupported operation: the input tensors cannot refer to "
                             "any of the output memory locations. Found overlap in input tensor " +
                                 std::to_string(k) + ".");
-  write_cat(p, out, tensors);
+  write_cat("cat_out", p, out, tensors);
   return out;
 }
 

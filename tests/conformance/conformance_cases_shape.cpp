@@ -117,6 +117,22 @@ std::vector<FamilyCase> cat_cases(DType t, Rng& rng, const Device& dev) {
   a.add("promote-bool", {{{2, 3}}, {{2, 3}, {}, DType::kBool}}, cat_on(0));
   a.add("promote-int32", {{{2, 3}, {}, DType::kInt32}, {{1, 3}}}, cat_on(0));
   a.add("promote-float32", {{{2, 3}}, {{2, 2}, {}, DType::kFloat32}}, cat_on(1));
+  // The join family: more inputs than one launch (16), rows along dim 1 and 2, a 1-d run,
+  // rows that cross a block, contiguous inputs beside strided ones in one call.
+  std::vector<Operand> many, rows, mixed;
+  for (int k = 0; k < 18; ++k) {
+    many.push_back({{k % 4, 3}});
+    rows.push_back({{3, 2, 1 + k % 3}});
+    mixed.push_back({{2 + k % 2, 3}, k % 3 == 1 ? kTransposed : kNone});
+  }
+  for (Operand& o : mixed)
+    if (o.view) o.shape = {3, o.shape[0]};  // transposed to [*, 3]
+  a.add("18-inputs-dim0", many, cat_on(0));
+  a.add("18-inputs-last-dim", rows, cat_on(2));
+  a.add("18-inputs-mixed-layouts", mixed, cat_on(0));
+  a.add("3-d-middle-dim", {{{2, 3, 5}}, {{2, 1, 5}}, {{2, 4, 5}}}, cat_on(1));
+  a.add("1-d", {{{5}}, {{3}}, {{7}}}, cat_on(0));
+  a.add("long-rows", {{{2, 9000}}, {{2, 13}}, {{2, 4097}}}, cat_on(1));
   a.add("0-d", {{{}}, {{}}}, cat_on(0));                       // rejected
   a.add("ranks-differ", {{{2, 3}}, {{3}}}, cat_on(0));         // rejected
   a.add("sizes-differ", {{{2, 3}}, {{2, 4}}}, cat_on(0));      // rejected
@@ -146,6 +162,7 @@ std::vector<FamilyCase> stack_cases(DType t, Rng& rng, const Device& dev) {
   a.add("0-d", {{{}}, {{}}, {{}}}, stack_on(0));
   a.add("0-size", {{{0, 3}}, {{0, 3}}}, stack_on(1));
   a.add("promote-bool", {{{2, 2}, {}, DType::kBool}, {{2, 2}}}, stack_on(0));
+  a.add("17-inputs-dim1", std::vector<Operand>(17, Operand{{3, 5}}), stack_on(1));
   a.add("shapes-differ", {{{2, 3}}, {{3, 2}}}, stack_on(0));  // rejected
   a.add("dim-out-of-range", {{{2, 3}}}, stack_on(4));         // rejected
   return std::move(a.cases);

@@ -276,10 +276,10 @@ TEST_CASE("the catalog's names are the union of the op tables") {
                            {"bincount", abi::kScatter_bincount}});
   expect_codes("search", {{"searchsorted", abi::kSearch_searchsorted},
                           {"bucketize", abi::kSearch_bucketize}});
+  // cat and stack: the join family's one op.
+  expect_codes("join", {{"cat", abi::kJoin_cat}, {"stack", abi::kJoin_cat}});
   // The shape ops: compositions of views, copies, index_select and sum (family "shape").
-  expect_codes("shape", {{"cat", 0},
-                         {"stack", 0},
-                         {"split", 0},
+  expect_codes("shape", {{"split", 0},
                          {"chunk", 0},
                          {"meshgrid", 0},
                          {"repeat", 0},

@@ -24,6 +24,7 @@
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
 #include "core/ops/scan.hpp"
+#include "core/ops/shape.hpp"
 #include "core/ops/softmax.hpp"
 #include "core/ops/sort.hpp"
 #include "core/tensor.hpp"
@@ -95,6 +96,7 @@ std::vector<Case> cases() {
        DType::kFloat32,
        {1000},
        [](const Tensor& x) { ops::searchsorted(ops::sort(x).values, x); }},
+      {"cat", DType::kBFloat16, {64, 1000}, [](const Tensor& x) { ops::cat({x}, 0); }},
   };
 }
 
