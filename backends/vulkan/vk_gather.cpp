@@ -1,7 +1,9 @@
 // Kernel family "gather" on Vulkan: this backend's own limits on an abi::GatherParams launch
-// (the 32-bit index path of kernels/vulkan/gather.comp and gather_rows.comp,
-// maxStorageBufferRange), the shaders' uniform block, one dispatch of the variant's shader.
-// BackendDevice::launch validated the block (core/families/gather_family.cpp).
+// (the 32-bit index path of kernels/vulkan/gather.comp, gather_vec.comp and gather_rows.comp,
+// maxStorageBufferRange), the shaders' uniform block, one dispatch of the variant's shader:
+// the strided variant by gather_vec.comp where output and index run in aligned quads along
+// the last dim (launch_vec), else gather.comp. BackendDevice::launch validated the block
+// (core/families/gather_family.cpp), and core/ops/index.cpp merged its dims.
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -10,6 +12,7 @@
 
 #include "backends/vulkan/vk_device.hpp"
 #include "backends/vulkan/vk_dispatch.hpp"
+#include "backends/vulkan/vk_int_divider.hpp"
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/families/kernel_family.hpp"
@@ -90,6 +93,67 @@ void launch_rows(VulkanDevice& dev, const abi::GatherParams& p, const KernelLaun
   record(dev, "gather_rows", spec, g, groups, launch);
 }
 
+// The uniform block of gather_vec.comp (std140, all uvec4).
+struct GpuVecParams {
+  std::uint32_t head[4];  // quads, quads a row, grid invocations, bound
+  std::uint32_t misc[4];  // divider magic, shift (q / quads a row), the input's stride along
+                          // the indexed dim, the fault record's op
+  std::uint32_t out[4], index[4], src[4], pos[4];  // offset, row stride, column stride
+};
+static_assert(sizeof(GpuVecParams) == 96);
+
+// The strided variant by gather_vec.comp: at most two dims (index.cpp merged every pair it
+// could), output and index with stride 1 along the last, that dim and every row start of
+// both a multiple of 4 elements (so a quad is one aligned 16-byte index load and one output
+// store); false (nothing recorded) otherwise. The caller checked every reach.
+bool launch_vec(VulkanDevice& dev, const abi::GatherParams& p, const KernelLaunch& launch,
+                const LaunchChecks& chk) {
+  if (p.ndim < 1 || p.ndim > 2) return false;
+  const int c = p.ndim - 1;
+  const bool two_d = p.ndim == 2;
+  const auto quad = [](std::int64_t v) { return v % 4 == 0; };
+  if (!quad(p.sizes[c]) || p.out_strides[c] != 1 || p.index_strides[c] != 1 ||
+      !quad(p.out_offset) || !quad(p.index_offset) ||
+      (two_d && (!quad(p.out_strides[0]) || !quad(p.index_strides[0]))))
+    return false;
+  GpuVecParams g{};
+  const std::uint32_t row_quads = std::uint32_t(p.sizes[c] / 4);
+  const IntDivider div = int_divider(row_quads);
+  const std::uint32_t wg = dev.workgroup_size();
+  const std::uint64_t quads = std::uint64_t(p.numel) / 4;
+  const std::uint64_t groups = chk.grid_groups(quads, wg);
+  g.head[0] = std::uint32_t(quads);
+  g.head[1] = row_quads;
+  g.head[2] = std::uint32_t(groups * wg);
+  g.head[3] = std::uint32_t(p.bound);
+  g.misc[0] = div.magic;
+  g.misc[1] = div.shift;
+  g.misc[2] = std::uint32_t(p.src_index_stride);
+  g.misc[3] = std::uint32_t(abi::fault_op(abi::kFamily_gather, p.op));
+  const auto view = [&](std::uint32_t(&v)[4], std::int64_t offset, const std::int64_t* s) {
+    v[0] = std::uint32_t(offset);
+    v[1] = two_d ? std::uint32_t(s[0]) : 0u;
+    v[2] = std::uint32_t(s[c]);
+  };
+  view(g.out, p.out_offset, p.out_strides);
+  view(g.index, p.index_offset, p.index_strides);
+  view(g.src, p.src_offset, p.src_strides);
+  view(g.pos, 0, p.index_positions);
+  const std::uint32_t spec[] = {wg, std::uint32_t(dtype_size(DType(p.dtype))),
+                                DType(p.index_dtype) == DType::kInt64 ? 1u : 0u,
+                                std::uint32_t(p.wrap_negative), two_d ? 1u : 0u};
+  const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
+                                  {launch.buffers[1].memory, false},
+                                  {launch.buffers[2].memory, false}};
+  dev.record({.module = "gather_vec",
+              .spec = spec,
+              .params = &g,
+              .param_bytes = sizeof g,
+              .buffers = bufs,
+              .groups = {std::uint32_t(groups), 1, 1}});
+  return true;
+}
+
 }  // namespace
 
 void launch_family(VulkanDevice& dev, const abi::GatherParams& p, const KernelLaunch& launch) {
@@ -122,6 +186,7 @@ void launch_family(VulkanDevice& dev, const abi::GatherParams& p, const KernelLa
   if (position_last > kMaxIndex) chk.bad("index positions beyond 2^31 - 1");
 
   if (p.variant == abi::kGatherRows) return launch_rows(dev, p, launch, chk);
+  if (launch_vec(dev, p, launch, chk)) return;
 
   GpuParams g{};
   const std::uint32_t wg = dev.workgroup_size();

@@ -1,13 +1,16 @@
 // Kernel family "scatter" on Vulkan: this backend's own limits on an abi::ScatterParams launch
 // (the 32-bit index path of kernels/vulkan/scatter.comp, maxStorageBufferRange, 64-bit buffer
 // atomics for the atomic variant of 8-byte dtypes, shaderFloat64 for float64 sums and
-// products), the shader's uniform block, one dispatch. BackendDevice::launch validated the
-// block (core/families/scatter_family.cpp).
+// products), the shader's uniform block, one dispatch. The atomic variant takes
+// scatter_rows.comp where its dims merge into at most two and its reduction is one store or
+// native atomic (launch_rows), scatter.comp's element form otherwise. BackendDevice::launch
+// validated the block (core/families/scatter_family.cpp).
 #include <algorithm>
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "backends/vulkan/vk_dispatch.hpp"
+#include "backends/vulkan/vk_int_divider.hpp"
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/families/kernel_family.hpp"
@@ -26,6 +29,16 @@ static_assert(sizeof(GpuParams) == 208);
 
 constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shader's uint arithmetic, with room
 
+// The uniform block of scatter_rows.comp (std140, all uvec4).
+struct GpuRowsParams {
+  std::uint32_t head[4];  // numel, cols, elements a pass of the grid, bound
+  std::uint32_t misc[4];  // divider magic, shift (e / cols), index_scale, the fault record's op
+  std::uint32_t out[4], src[4], index[4], pos[4];  // offset, row stride, column stride
+};
+static_assert(sizeof(GpuRowsParams) == 96);
+
+constexpr std::uint32_t kRowsRun = 4;  // scatter_rows.comp's elements an invocation
+
 const char* reduce_name(std::int32_t r) {
   switch (r) {
     case abi::kScatterAdd:
@@ -39,6 +52,96 @@ const char* reduce_name(std::int32_t r) {
     default:
       return "assign";
   }
+}
+
+// Whether the atomic variant's launch is a single store or native atomic an element in
+// scatter_rows.comp: assign of 1, 2 or 4 bytes (8 bytes stay an exchange, never two word
+// stores of different sources), int32 add/max/min, float32 add where the device adds floats.
+bool rows_reduction(const abi::ScatterParams& p, const DeviceFeatures& f) {
+  const DType t = DType(p.dtype);
+  if (p.reduce == abi::kScatterAssign) return dtype_size(t) <= 4;
+  if (t == DType::kInt32)
+    return p.reduce == abi::kScatterAdd || p.reduce == abi::kScatterMax ||
+           p.reduce == abi::kScatterMin;
+  return t == DType::kFloat32 && p.reduce == abi::kScatterAdd && f.float32_atomic_add;
+}
+
+// The atomic variant by scatter_rows.comp where the launch's dims merge into at most two
+// (the CUDA twin's rows kernel: kernels/gpu/scatter_kernels.cu); false (nothing recorded)
+// where it does not. The caller checked every operand's reach on the 32-bit path.
+bool launch_rows(VulkanDevice& dev, const abi::ScatterParams& p, const KernelLaunch& launch,
+                 const LaunchChecks& chk) {
+  if (!rows_reduction(p, dev.context().features)) return false;
+  // Dims of size 1 dropped, a dim merged into the one outside it where every operand (and
+  // the index positions) steps across both as one: the same elements in the same order.
+  std::int64_t sizes[abi::kMaxDims], out[abi::kMaxDims], src[abi::kMaxDims], index[abi::kMaxDims],
+      pos[abi::kMaxDims];
+  int n = 0;
+  for (int d = 0; d < p.ndim; ++d) {
+    if (p.sizes[d] == 1) continue;
+    const auto joins = [&](const std::int64_t* merged, const std::int64_t* strides) {
+      return merged[n - 1] == strides[d] * p.sizes[d];
+    };
+    if (n > 0 && joins(out, p.out_strides) && joins(src, p.src_strides) &&
+        joins(index, p.index_strides) && joins(pos, p.index_positions)) {
+      --n;
+      sizes[n] *= p.sizes[d];
+    } else {
+      sizes[n] = p.sizes[d];
+    }
+    out[n] = p.out_strides[d], src[n] = p.src_strides[d], index[n] = p.index_strides[d];
+    pos[n] = p.index_positions[d];
+    ++n;
+  }
+  if (n > 2) return false;
+  GpuRowsParams g{};
+  const int c = n - 1;  // the column dim (none for a single element)
+  const std::uint32_t cols = n > 0 ? std::uint32_t(sizes[c]) : 1u;
+  const auto view = [&](std::uint32_t(&v)[4], std::int64_t offset, const std::int64_t* s) {
+    v[0] = std::uint32_t(offset);
+    v[1] = n == 2 ? std::uint32_t(s[0]) : 0u;
+    v[2] = n > 0 ? std::uint32_t(s[c]) : 0u;
+  };
+  view(g.out, p.out_offset, out);
+  view(g.src, p.src_offset, src);
+  view(g.index, p.index_offset, index);
+  view(g.pos, 0, pos);
+  const IntDivider div = int_divider(cols);
+  const std::uint32_t wg = dev.workgroup_size();
+  const std::uint64_t groups =
+      chk.grid_groups((std::uint64_t(p.numel) + kRowsRun - 1) / kRowsRun, wg);
+  // At most numel + kRowsRun · wg (one pass) or 2^22 · wg · kRowsRun < numel: below 2^32.
+  g.head[0] = std::uint32_t(p.numel);
+  g.head[1] = cols;
+  g.head[2] = std::uint32_t(groups * wg * kRowsRun);
+  g.head[3] = std::uint32_t(p.bound);
+  g.misc[0] = div.magic;
+  g.misc[1] = div.shift;
+  g.misc[2] = std::uint32_t(p.index_scale);
+  g.misc[3] = std::uint32_t(abi::fault_op(abi::kFamily_scatter, p.op));
+  const DType t = DType(p.dtype);
+  const bool assign = p.reduce == abi::kScatterAssign;
+  // Assignments move bits: one pipeline an element size, whatever the dtype.
+  const std::uint32_t spec[] = {wg,
+                                std::uint32_t(dtype_size(t)),
+                                DType(p.index_dtype) == DType::kInt64 ? 1u : 0u,
+                                std::uint32_t(p.wrap_negative),
+                                std::uint32_t(p.reduce),
+                                assign ? 0u : std::uint32_t(p.dtype),
+                                n == 2 ? 1u : 0u};
+  const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
+                                  {launch.buffers[1].memory, false},
+                                  {launch.buffers[2].memory, false}};
+  Dispatch d;
+  d.module =
+      t == DType::kFloat32 && p.reduce == abi::kScatterAdd ? "scatter_rows_fadd" : "scatter_rows";
+  d.spec = spec;
+  d.params = &g;
+  d.param_bytes = sizeof g;
+  d.buffers = bufs;
+  d.groups[0] = std::uint32_t(groups);
+  dev.record(d);
+  return true;
 }
 
 }  // namespace
@@ -97,6 +200,7 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
                        "which this device lacks; the sorted variant runs without them "
                        "(NBX_SCATTER=sorted; NBX_DETERMINISTIC=1 takes it for assignments and "
                        "float sums and products)");
+      if (launch_rows(dev, p, launch, chk)) return;
       bufs[1] = {launch.buffers[1].memory, false};
       bufs[2] = {launch.buffers[2].memory, false};
       break;

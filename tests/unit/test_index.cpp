@@ -1,7 +1,8 @@
 // The index reads (index_select, gather, take_along_dim, embedding, take) on every present
 // device against hand-computed values: shapes, strided and broadcast operands, int32 and
 // int64 indices, bit-exact copies, and bad indices raised as DeviceFault with the device
-// still usable afterwards.
+// still usable afterwards; seeded gathers along a contiguous last dim (in aligned quads and
+// off them) against the host's bytes.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -202,6 +203,59 @@ TEST_CASE("rows of every width and alignment are copied exactly (the gather rows
           const Tensor sh = ids({1, 0, 0, 1}, {4}, host_device()), sd = sh.to(d);
           CHECK(bytes_of(ops::index_select(xd, 1, sd)) == bytes_of(ops::index_select(xh, 1, sh)));
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("gathers along a contiguous last dim copy exactly, in quads and around them") {
+  // On Vulkan gather_vec.comp takes an output and index that run in aligned quads along the
+  // last dim (4 elements an invocation: one 16-byte index load, one store); rows of a length
+  // that is a multiple of 4 reach it, 1-d takes with wrapped negatives too, and a row length
+  // or row start off the quad grid takes gather.comp. Every backend must give the host's bits.
+  std::mt19937 gen(20261204);
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    for (DType t : {DType::kUInt8, DType::kFloat16, DType::kFloat32, DType::kInt64}) {
+      CAPTURE(dtype_name(t));
+      std::vector<std::byte> b(std::size_t(37 * 52) * dtype_size(t));
+      for (std::byte& x : b) x = std::byte(gen() & 255);
+      const Tensor xh = Tensor::from_host(b.data(), {37, 52}, t);
+      Tensor xd;
+      try {
+        xd = xh.to(d);
+      } catch (const Unsupported&) {  // a dtype this device does not hold
+        continue;
+      }
+      for (DType it : {DType::kInt64, DType::kInt32}) {
+        CAPTURE(dtype_name(it));
+        const auto random_ids = [&](const Shape& s, std::int64_t lo, std::int64_t hi) {
+          std::uniform_int_distribution<std::int64_t> u(lo, hi);
+          I64 v(std::size_t(numel(s)));
+          for (std::int64_t& x : v) x = u(gen);
+          return Tensor::from_host(v, s).to(it);
+        };
+        for (std::int64_t cols : {4, 48, 47, 1028}) {
+          CAPTURE(cols);
+          const Tensor ih = random_ids({37, cols}, 0, 51);
+          CHECK(bytes_of(ops::gather(xd, 1, ih.to(d))) == bytes_of(ops::gather(xh, 1, ih)));
+        }
+        // Index views: rows 56 apart from column 4 (on the quad grid), and from column 1 (off).
+        const Tensor wide = random_ids({37, 56}, 0, 51), wd = wide.to(d);
+        for (std::int64_t from : {4, 1}) {
+          CAPTURE(from);
+          CHECK(bytes_of(ops::gather(xd, 1, wd.slice(1, from, from + 48))) ==
+                bytes_of(ops::gather(xh, 1, wide.slice(1, from, from + 48))));
+        }
+        // Along dim 0 (the input's stride along the indexed dim is a row), 1-d, and take
+        // wrapping negative indices.
+        const Tensor down = random_ids({20, 52}, 0, 36);
+        CHECK(bytes_of(ops::gather(xd, 0, down.to(d))) == bytes_of(ops::gather(xh, 0, down)));
+        const Tensor flat = random_ids({200}, 0, 37 * 52 - 1);
+        CHECK(bytes_of(ops::gather(xd.reshape({-1}), 0, flat.to(d))) ==
+              bytes_of(ops::gather(xh.reshape({-1}), 0, flat)));
+        const Tensor neg = random_ids({36}, -37 * 52, 37 * 52 - 1);
+        CHECK(bytes_of(ops::take(xd, neg.to(d))) == bytes_of(ops::take(xh, neg)));
       }
     }
   }

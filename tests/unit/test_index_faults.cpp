@@ -127,6 +127,27 @@ std::vector<BadCase> bad_cases() {
          return ops::take(grid(d), ids({3, INT32_MIN}, {2}, d, t));
        },
        INT32_MIN, 12, 1},
+      // Quads of 4 along the last dim (Vulkan's gather_vec.comp): a bad index in a row's
+      // third quad, in a 1-d take with its neighbours good, and a whole quad of bad ones
+      // (every index bad against an empty input: the quad's first is named).
+      {"gather in a long row's third quad", "gather",
+       [](const Device& d, DType t) {
+         I64 v(3 * 16, 1);
+         v[16 + 9] = 16;
+         F x(3 * 16, 0.5f);
+         return ops::gather(Tensor::from_host(x, {3, 16}, d), 1, ids(v, {3, 16}, d, t));
+       },
+       16, 16, 25},
+      {"take in quads below -n", "take",
+       [](const Device& d, DType t) {
+         return ops::take(grid(d), ids({0, -12, 5, -13, 11, 2, -1, 0}, {8}, d, t));
+       },
+       -13, 12, 3},
+      {"take of a quad from an empty input", "take",
+       [](const Device& d, DType t) {
+         return ops::take(Tensor::empty({0}, DType::kFloat32, d), ids({2, 1, 0, 3}, {4}, d, t));
+       },
+       2, 0, 0},
   };
 }
 

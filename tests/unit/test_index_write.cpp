@@ -3,8 +3,11 @@
 // device against hand-computed values (each checked against PyTorch 1.13): duplicates,
 // negative indices where the op wraps, strided, transposed and expanded index and source views,
 // int32 and int64 indices, 0-size and 0-d tensors, every reduction with include_self true and
-// false, NaN in amax/amin, bool masks and broadcast index tuples.
+// false, NaN in amax/amin, bool masks and broadcast index tuples; and seeded long and two-dim
+// writes (past several workgroups, rows of no power-of-two length) against the host's bytes.
 #include <doctest/doctest.h>
+
+#include <algorithm>
 
 #include "tests/unit/index_write_test_util.hpp"
 
@@ -306,5 +309,120 @@ TEST_CASE("index_put: index tuples broadcast, masks, undefined dims, accumulate"
           I64{1, 0, 1});
     CHECK(ints(ops::index_put(on({1, 2, 3}, {3}, d, DType::kInt8), {ids({2, 2}, {2}, d)},
                               on({100, 100}, {2}, d, DType::kInt8), true)) == I64{1, 2, -53});
+  }
+}
+
+namespace {
+
+// A host tensor of shape `s` and dtype `t`: seeded integers in [lo, hi] (float sums of these
+// are exact, so they agree in any order of accumulation).
+Tensor host_ints(std::mt19937& gen, const Shape& s, std::int64_t lo, std::int64_t hi, DType t) {
+  std::uniform_int_distribution<std::int64_t> u(lo, hi);
+  I64 v(std::size_t(numel(s)));
+  for (std::int64_t& x : v) x = u(gen);
+  return Tensor::from_host(v, s).to(t);
+}
+
+// `op` on host inputs and on their copies on `d`: the same bytes. A dtype the device does not
+// hold skips the cell.
+void check_like_host(const Device& d, const std::vector<Tensor>& in,
+                     const std::function<Tensor(const std::vector<Tensor>&)>& op) {
+  std::vector<Tensor> moved;
+  try {
+    for (const Tensor& t : in) moved.push_back(t.to(d));
+  } catch (const Unsupported&) {
+    return;
+  }
+  CHECK(bytes_of(op(moved)) == bytes_of(op(in)));
+}
+
+}  // namespace
+
+TEST_CASE("long and two-dim index writes match the host: tails, duplicates, wraps, views") {
+  // Lengths past several workgroups with a ragged tail, rows whose length is no power of two,
+  // every reduction the Vulkan atomic variant's rows path serves (kernels/vulkan/
+  // scatter_rows.comp: launches of at most two merged dims, 4 elements an invocation, the row
+  // by a multiply-high divider, int64 indices as one uvec2) and a 3-dim view that merges into
+  // none (scatter.comp's element form). Integer values: float sums agree in any order.
+  std::mt19937 gen(20261203);
+  const std::int64_t n = 2 * 4 * 256 + 77;  // two tiles of 4 × 256 elements and a ragged tail
+  const DType u8 = DType::kUInt8, i16 = DType::kInt16, f16 = DType::kFloat16;
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    for (DType it : {i64, i32}) {
+      CAPTURE(dtype_name(it));
+      for (DType t : {f32, i32}) {
+        CAPTURE(dtype_name(t));
+        // 1-d into 50 destinations: about 40 duplicates each.
+        check_like_host(
+            d,
+            {host_ints(gen, {50}, -20, 20, t), host_ints(gen, {n}, 0, 49, it),
+             host_ints(gen, {n}, -8, 8, t)},
+            [](const std::vector<Tensor>& x) { return ops::scatter_add(x[0], 0, x[1], x[2]); });
+        // Along dim 1 of [7, 41] from rows of 300: a 2-dim launch, every reduction.
+        for (const std::string r : {"sum", "amax", "amin", "prod"}) {
+          CAPTURE(r);
+          const bool prod = r == "prod";
+          const std::int64_t lo = prod ? -1 : -50, hi = prod ? 1 : 50;  // products stay exact
+          check_like_host(d,
+                          {host_ints(gen, {7, 41}, -50, 50, t), host_ints(gen, {7, 300}, 0, 40, it),
+                           host_ints(gen, {7, 300}, lo, hi, t)},
+                          [&](const std::vector<Tensor>& x) {
+                            return ops::scatter_reduce(x[0], 1, x[1], x[2], r, true);
+                          });
+        }
+        // index_put accumulating through negative indices (each wrapped once), 1-d.
+        check_like_host(
+            d,
+            {host_ints(gen, {40}, -9, 9, t), host_ints(gen, {n}, -40, 39, it),
+             host_ints(gen, {n}, -9, 9, t)},
+            [](const std::vector<Tensor>& x) { return ops::index_put(x[0], {x[1]}, x[2], true); });
+      }
+      // index_add along dim 0 (the index constant along each row of 67) and along dim 1.
+      check_like_host(
+          d,
+          {host_ints(gen, {33, 67}, -9, 9, f32), host_ints(gen, {45}, 0, 32, it),
+           host_ints(gen, {45, 67}, -9, 9, f32)},
+          [](const std::vector<Tensor>& x) { return ops::index_add(x[0], 0, x[1], x[2]); });
+      check_like_host(
+          d,
+          {host_ints(gen, {5, 97}, -9, 9, f32), host_ints(gen, {131}, 0, 96, it),
+           host_ints(gen, {5, 131}, -9, 9, f32)},
+          [](const std::vector<Tensor>& x) { return ops::index_add(x[0], 1, x[1], x[2]); });
+      // index_copy of a permutation (distinct destinations) in 1-, 2- and 4-byte dtypes: plain
+      // stores of bytes and halves beside their neighbours' writes.
+      I64 perm(103);
+      for (std::size_t k = 0; k < perm.size(); ++k) perm[k] = std::int64_t(k);
+      std::shuffle(perm.begin(), perm.end(), gen);
+      const Tensor order = Tensor::from_host(perm, {103}).to(it);
+      for (DType t : {u8, b8, i16, f16, f32, i32}) {
+        CAPTURE(dtype_name(t));
+        check_like_host(
+            d, {host_ints(gen, {6, 103}, 0, 100, t), order, host_ints(gen, {6, 103}, 0, 100, t)},
+            [](const std::vector<Tensor>& x) { return ops::index_copy(x[0], 1, x[1], x[2]); });
+      }
+      // index_fill wraps negative indices: [9, 1030] along dim 1.
+      check_like_host(
+          d, {host_ints(gen, {9, 1030}, -9, 9, f32), host_ints(gen, {700}, -1030, 1029, it)},
+          [](const std::vector<Tensor>& x) { return ops::index_fill(x[0], 1, x[1], 0.5); });
+      // A transposed source: out and index merge dims 0 and 1, the source does not.
+      check_like_host(d,
+                      {host_ints(gen, {4, 5, 6}, -9, 9, f32), host_ints(gen, {4, 5, 6}, 0, 5, it),
+                       host_ints(gen, {5, 4, 6}, -9, 9, f32)},
+                      [](const std::vector<Tensor>& x) {
+                        return ops::scatter_add(x[0], 2, x[1], x[2].transpose(0, 1));
+                      });
+    }
+    // Deterministic algorithms: float sums of arbitrary values in index order, the host's bits.
+    ModeGuard guard;
+    deterministic(true);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    F src(std::size_t(n), 0.0f);
+    for (float& v : src) v = u(gen);
+    check_like_host(
+        d,
+        {host_ints(gen, {50}, -20, 20, f32), host_ints(gen, {n}, 0, 49, i64),
+         Tensor::from_host(src, {n})},
+        [](const std::vector<Tensor>& x) { return ops::scatter_add(x[0], 0, x[1], x[2]); });
   }
 }

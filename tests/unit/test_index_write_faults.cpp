@@ -8,7 +8,8 @@
 // there), and each element of the view is either its old value or the value the good
 // elements give it (the host stops at the fault, a GPU writes the good elements), so the bad
 // element wrote nothing. Afterwards 100 seeded random index writes on the same device match
-// the host, and in a sequence good, bad, good the fault names the bad op.
+// the host, and in a sequence good, bad, good the fault names the bad op. A long write with one
+// bad index deep in its tail names it exactly, and (on a GPU) every good element is written.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -747,5 +748,64 @@ TEST_CASE("the good elements of each fault case give the view the case expects")
     const Frame fr = frame(h);
     tw.run(fr.view);
     CHECK(vals(fr.view) == c->good);
+  }
+}
+
+TEST_CASE("a bad index deep in a long index write is named exactly; the good ones are written") {
+  // 2125 elements (past two workgroup tiles of the Vulkan rows path, kernels/vulkan/
+  // scatter_rows.comp) with one bad index at position 2103, in the tail; and a 2-dim index_add
+  // whose bad index spoils a whole row of 67. On a GPU every good element is written: the
+  // result is the twin's whose bad element adds 0 at index 0. Integer values: exact sums.
+  const std::int64_t n = 2125, at = 2103, bound = 50;
+  std::mt19937 gen(20261205);
+  std::uniform_int_distribution<std::int64_t> pick(0, bound - 1), value(-8, 8);
+  I64 idx(static_cast<std::size_t>(n));
+  D src(static_cast<std::size_t>(n)), self(static_cast<std::size_t>(bound));
+  for (std::int64_t& x : idx) x = pick(gen);
+  for (double& x : src) x = double(value(gen));
+  for (double& x : self) x = double(value(gen));
+  I64 twin_idx = idx;
+  D twin_src = src;
+  twin_idx[std::size_t(at)] = 0;
+  twin_src[std::size_t(at)] = 0;
+  const Device h = host_device();
+  const D want = vals(
+      ops::scatter_add(on(self, {bound}, h), 0, ids(twin_idx, {n}, h, i64), on(twin_src, {n}, h)));
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    for (const char* mode : {"atomic", "sorted"}) {
+      CAPTURE(mode);
+      Mode m(mode);
+      for (DType t : {i64, i32}) {
+        CAPTURE(dtype_name(t));
+        std::vector<std::int64_t> bads{bound, -1, INT32_MIN};
+        if (t == i64) bads.insert(bads.end(), {std::int64_t(1) << 40, -(std::int64_t(1) << 40)});
+        for (std::int64_t bad : bads) {
+          CAPTURE(bad);
+          I64 with_bad = idx;
+          with_bad[std::size_t(at)] = bad;
+          const Tensor dest = on(self, {bound}, d);
+          if (!testing::expect_fault(d, {"scatter_add", bad, bound, at, "0"}, [&] {
+                return ops::scatter_add_(dest, 0, ids(with_bad, {n}, d, t), on(src, {n}, d));
+              }))
+            continue;
+          if (!d.is_host()) CHECK(vals(dest) == want);  // the host stops at the fault
+          // index_put wraps once: -bound - 1 is the first value out of range below.
+          with_bad[std::size_t(at)] = -bound - 1;
+          testing::expect_fault(
+              d, {"index_put", -bound - 1, bound, at, std::to_string(-bound)}, [&] {
+                return ops::index_put(on(self, {bound}, d), {ids(with_bad, {n}, d, t)},
+                                      on(src, {n}, d), true);
+              });
+          // index_add of rows of 67: index 40 of 45 is bad, so are its row's 67 elements.
+          I64 rows(45, 3);
+          rows[40] = bad;
+          testing::expect_fault(d, {"index_add", bad, 33, 40, "0"}, [&] {
+            return ops::index_add(on(D(33 * 67, 1), {33, 67}, d), 0, ids(rows, {45}, d, t),
+                                  on(D(45 * 67, 2), {45, 67}, d));
+          });
+        }
+      }
+    }
   }
 }
