@@ -249,10 +249,11 @@ bool GpuDevice<Rt>::offers_impl(KernelFamily family, int variant) const {
 
 template <class Rt>
 int GpuDevice<Rt>::launch_impl(const KernelLaunch& launch) {
-  // The norm family binds the most buffers: out, in, weight, bias and two statistics.
-  constexpr int kMaxBuffers = 6;
+  // The join family binds the most buffers: its output and up to kJoinMaxInputs inputs.
+  constexpr int kMaxBuffers = 1 + abi::kJoinMaxInputs;
   gpu::BoundBuffer buffers[kMaxBuffers];
-  const int n = static_cast<int>(launch.buffers.size());  // ≤ the family's roles (validated)
+  // ≤ the family's roles: validated (join_family.cpp bounds count by kJoinMaxInputs).
+  const int n = static_cast<int>(launch.buffers.size());
   for (int k = 0; k < n; ++k)
     buffers[k] = {launch.buffers[k].memory.handle, launch.buffers[k].memory.bytes};
   make_current();

@@ -125,16 +125,18 @@ void main() {
     const uint count = P.info[k].y, first = (b - P.info[k].x) * per_block;
     uvec4 w[UNROLL];
     uint o[UNROLL];
+    // Every load issued, unconditionally (a word past the input's end reads its last word),
+    // before any store: loads under a branch each were issued one at a time (the CUDA select
+    // kernel's lesson, kernels/gpu/sort_select_kernels.cu).
     for (uint j = 0u; j < UNROLL; ++j) {
       const uint t = first + j * wg + gl_LocalInvocationID.x;
-      o[j] = 0xffffffffu;
-      if (t >= count) continue;
-      uint s;
+      uint s, to;
       if (FLAT == 1u)
-        locate_flat(k, t, s, o[j]);
+        locate_flat(k, min(t, count - 1u), s, to);
       else
-        locate_strided(k, t, s, o[j]);
+        locate_strided(k, min(t, count - 1u), s, to);
       w[j] = read_word(k, s);
+      o[j] = t < count ? to : 0xffffffffu;
     }
     for (uint j = 0u; j < UNROLL; ++j)
       if (o[j] != 0xffffffffu) write_word(o[j], w[j]);
