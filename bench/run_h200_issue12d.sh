@@ -25,7 +25,7 @@ TD=(python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner
 PHASE=${PHASE:-both}
 
 if [ "$PHASE" != bench ]; then
-for t in sort join shape explain explain_agrees launch_validation index index_faults index_write index_write_faults; do
+for t in sort join shape_ops explain explain_agrees launch_validation index index_faults index_write index_write_faults index_write_modes index_compact; do
   [ -x "$B/tests/unit/test_$t" ] && step "unit_$t" 240 "$B/tests/unit/test_$t" &
 done
 step memcheck_sort 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families sort &
@@ -33,6 +33,7 @@ step racecheck_sort 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$
 step memcheck_shape 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/nbx" conformance --backend cuda --families shape &
 step conf_cuda 240 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
 step conf_vulkan 300 "$B/nbx" conformance --backend vulkan --families sort,gather,index_write,shape --json "$O/conf_vulkan.json" &
+step conf_vulkan_sort_prescan 240 env NBX_VULKAN_SORT_LOOKBACK=0 "$B/nbx" conformance --backend vulkan --families sort &
 step torch_cuda 240 "${TD[@]}" --device cuda:0 &
 step torch_vulkan 240 "${TD[@]}" --device vulkan:0 --ops sort,argsort,msort,topk,kthvalue,median_dim,mode,cat,stack,scatter_add,index_add,gather,scatter,scatter_reduce,index_copy &
 wait

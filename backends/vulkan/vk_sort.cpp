@@ -1,11 +1,14 @@
 // Kernel family "sort" on Vulkan: this backend's own limits on an abi::SortParams launch (the
-// 32-bit index path, shared memory for the rows variant's tile, maxStorageBufferRange), the
-// uniform block of kernels/vulkan/sort_common.glsl, and the dispatches: one for the rows
-// variant (sort_rows.comp), one for topk's select variant (sort_select.comp), 2 + 4 per digit
-// for the radix variant (sort_radix.comp), in order — the hazard tracker puts a barrier
-// between dispatches that share the workspace.
+// 32-bit index path, the subgroup operations and shared memory the radix ranking takes,
+// maxStorageBufferRange), the uniform block of kernels/vulkan/sort_common.glsl, and the
+// dispatches: one for the rows variant (sort_rows.comp, a block radix sort), one for topk's
+// select variant (sort_select.comp), and clear, histogram, scan and a pass per 8-bit digit for
+// the onesweep variant (sort_onesweep.comp; on CPU devices a tile count and a tile scan before
+// each pass), in order — the hazard tracker puts a barrier between dispatches that share the
+// workspace.
 // BackendDevice::launch validated the block (core/families/sort_family.cpp).
 #include <algorithm>
+#include <cstdlib>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,13 +27,19 @@ struct GpuParams {
   std::uint32_t key[4];      // bits, kind, mantissa, descending
   std::uint32_t strides[4];  // input, values, indices row strides
   std::uint32_t offsets[4];  // input, values, indices
-  std::uint32_t misc[4];  // rows: segment, log2(segment), tile; radix: tiles, source, shift, chunks
+  // rows: segment, log2(segment), tile; select: k; onesweep: tiles per row, pass, histogram
+  // tiles per workgroup
+  std::uint32_t misc[4];
   std::uint32_t sizes[8], in_strides[8], values_strides[8], indices_strides[8];
 };
 static_assert(sizeof(GpuParams) == 208);
 
-constexpr std::int64_t kMaxIndex = INT32_MAX;   // the shaders' uint arithmetic, with room
-constexpr std::uint32_t kRadixGroupSize = 256;  // sort_radix.comp's kItems assumes it
+constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shaders' uint arithmetic, with room
+// The radix shaders' workgroup (kernels/vulkan/sort_rank.glsl: an invocation per digit value).
+constexpr std::uint32_t kRankGroup = 256;
+constexpr std::uint32_t kRankOps = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                   VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+                                   VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
 
 std::uint32_t key_kind(DType t) {
   if (is_floating(t)) return 2;
@@ -48,6 +57,37 @@ std::uint32_t mantissa_bits(DType t) {
     default:
       return 52;
   }
+}
+
+// What the radix shaders need of the device: a workgroup of kRankGroup in whole subgroups, and
+// the ballot, shuffle and arithmetic subgroup operations.
+void check_rank_device(const LaunchChecks& chk, const DeviceFeatures& f) {
+  if ((f.subgroup_ops & kRankOps) != kRankOps)
+    chk.refuse("subgroup_ops",
+               "the radix sort ranks keys by subgroup ballots, shuffles and scans, which the "
+               "device does not offer in compute shaders");
+  if (f.max_workgroup_invocations < kRankGroup || f.max_workgroup_size_x < kRankGroup ||
+      f.subgroup_size > kRankGroup || kRankGroup % f.subgroup_size != 0)
+    chk.refuse("workgroup_size", "the radix sort runs workgroups of " + std::to_string(kRankGroup) +
+                                     " in subgroups of " + std::to_string(f.subgroup_size));
+}
+
+// sort_rank.glsl's buffer: `exchange` words for the includer, at least the 16-bit counters of
+// every subgroup (128 words each).
+std::uint32_t rank_buffer_words(std::uint32_t exchange, std::uint32_t subgroup) {
+  return std::max(exchange, 128 * (kRankGroup / subgroup));
+}
+
+// The shared memory of a ranking shader: the buffer, the digits' starts and counts, the
+// subgroups' totals and `extra` words of its own; refused past the device's.
+void check_rank_shared(const LaunchChecks& chk, const DeviceFeatures& f, std::uint32_t buffer,
+                       std::uint32_t extra, const std::string& what) {
+  const std::int64_t bytes =
+      4 * (std::int64_t(buffer) + 2 * 256 + kRankGroup / f.subgroup_size + extra);
+  if (bytes > std::int64_t(f.max_shared_memory))
+    chk.refuse("shared_memory.per_block", what + " needs " + std::to_string(bytes) +
+                                              " bytes of shared memory; the device has " +
+                                              std::to_string(f.max_shared_memory));
 }
 
 }  // namespace
@@ -117,31 +157,32 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     dev.record(d);
   };
 
+  const DeviceFeatures& f = ctx.features;
   if (p.variant == abi::kSortRows) {
-    const std::int64_t smem = p.tile * (4 * std::int64_t(key_words) + 4);
-    if (smem > std::int64_t(ctx.features.max_shared_memory))
-      chk.refuse("shared_memory.per_block", "a tile of " + std::to_string(p.tile) + " keys needs " +
-                                                std::to_string(smem) +
-                                                " bytes of shared memory; the device has " +
-                                                std::to_string(ctx.features.max_shared_memory));
+    // Items an invocation: the fewest that hold the tile (4 at least: smaller tiles are rare
+    // and short, so they share the 1024-element shader with pads), as CUDA's rows kernel.
+    check_rank_device(chk, f);
+    const std::uint32_t items = p.tile <= 1024 ? 4 : p.tile <= 2048 ? 8 : 16;
+    const std::uint32_t buffer = rank_buffer_words(kRankGroup * items, f.subgroup_size);
+    check_rank_shared(chk, f, buffer, 0, "a tile of " + std::to_string(p.tile) + " keys");
     int shift = 0;
     while ((std::int64_t(1) << shift) < p.segment) ++shift;
-    const std::uint32_t wg = dev.workgroup_size();
     const std::uint64_t per_group = std::uint64_t(p.tile >> shift);
     g.misc[0] = std::uint32_t(p.segment);
     g.misc[1] = std::uint32_t(shift);
     g.misc[2] = std::uint32_t(p.tile);
-    const std::uint32_t spec[] = {wg, item, std::uint32_t(p.tile), key_words,
-                                  std::uint32_t(p.tile) * key_words};
+    const std::uint32_t spec[] = {kRankGroup, item, items, f.subgroup_size, buffer};
     record("sort_rows", spec, (std::uint64_t(p.rows) + per_group - 1) / per_group);
     return;
   }
 
   if (p.variant == abi::kSortSelect) {
-    // The candidates' keys and positions, the scan's words and three more (sort_select.comp).
+    // The candidates' keys and positions, the scan's words, three more and the gather's
+    // counts, 8 items × at most 64 subgroups (sort_select.comp; its gather ranks by ballots).
+    check_rank_device(chk, f);
     const std::uint32_t wg = dev.workgroup_size();
     const std::int64_t words = p.tile * (std::int64_t(key_words) + 1);
-    const std::int64_t smem = 4 * (words + wg + 3);
+    const std::int64_t smem = 4 * (words + wg + 3 + 8 * 64);
     if (smem > std::int64_t(ctx.features.max_shared_memory))
       chk.refuse("shared_memory.per_block", std::to_string(p.tile) + " candidates need " +
                                                 std::to_string(smem) +
@@ -156,28 +197,54 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     return;
   }
 
-  const std::int64_t words = abi::sort_workspace_words(p.rows, p.row_len, p.key_bits);
+  // The onesweep variant (the only workspace variant this backend offers).
+  check_rank_device(chk, f);
+  const std::int64_t words = abi::sort_onesweep_workspace_words(p.rows, p.row_len, p.key_bits);
   chk.inside("the workspace", 0, words - 1, DType::kInt32, launch.buffers[3].memory, kMaxIndex);
-  const std::int64_t tiles = abi::sort_radix_tiles(p.row_len);
-  const std::int64_t chunks = abi::sort_scan_chunks(p.row_len);
+  // The pass's exchange holds a tile of one-word keys or positions at a time; s_base and
+  // s_tile are its own (sort_onesweep.comp).
+  const std::uint32_t buffer =
+      rank_buffer_words(std::uint32_t(abi::kSortOnesweepTile), f.subgroup_size);
+  check_rank_shared(chk, f, buffer, 257,
+                    "a tile of " + std::to_string(abi::kSortOnesweepTile) + " keys");
+  // The histogram's copies of every counter, in the same buffer.
+  const std::uint32_t passes = std::uint32_t(abi::sort_onesweep_passes(p.key_bits));
+  const std::uint32_t parts = std::clamp<std::uint32_t>(buffer / (passes * 256), 1, 4);
+  const std::int64_t tiles = abi::sort_onesweep_tiles(p.row_len);
+  const std::uint64_t all_tiles = std::uint64_t(p.rows * tiles);
   g.misc[0] = std::uint32_t(tiles);
-  g.misc[3] = std::uint32_t(chunks);
+  // Decoupled look-back spins on other workgroups' words; a CPU device (llvmpipe) ends every
+  // shader invocation's loops after 65535 iterations in all, so there each pass's tile
+  // offsets come from a count and a scan dispatch instead (sort_onesweep.comp).
+  // NBX_VULKAN_SORT_LOOKBACK=0 or 1 overrides (a GPU's prescan path; llvmpipe's look-back is
+  // right only single-threaded, LP_NUM_THREADS=1).
+  std::uint32_t lookback = f.device_type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (const char* e = std::getenv("NBX_VULKAN_SORT_LOOKBACK"); e && (*e == '0' || *e == '1'))
+    lookback = std::uint32_t(*e - '0');
   const auto dispatch = [&](std::uint32_t stage, std::uint64_t wanted) {
-    const std::uint32_t spec[] = {kRadixGroupSize, item, stage, key_words};
-    record("sort_radix", spec, wanted);
+    const std::uint32_t spec[] = {kRankGroup, item,  stage,   f.subgroup_size,
+                                  buffer,     parts, lookback};
+    record("sort_onesweep", spec, wanted);
   };
-  const std::uint64_t element_groups = (std::uint64_t(n) + kRadixGroupSize - 1) / kRadixGroupSize;
-  dispatch(1, element_groups);
-  for (int shift = 0; shift < p.key_bits; shift += abi::kSortRadixBits) {
-    g.misc[2] = std::uint32_t(shift);
-    dispatch(2, std::uint64_t(p.rows * tiles));
-    dispatch(3, std::uint64_t(p.rows));
-    dispatch(4, std::uint64_t(p.rows * chunks));
-    dispatch(5, std::uint64_t(p.rows * tiles));
-    g.misc[1] ^= 1u;
+  const std::int64_t cleared = p.rows * passes * 256 + passes + passes * p.rows * tiles * 256;
+  dispatch(1, (std::uint64_t(cleared) + kRankGroup - 1) / kRankGroup);
+  // Histogram: about 8 workgroups a compute unit (256 where the device does not say), each
+  // over consecutive tiles.
+  const int units = dev.properties().compute_units;
+  const std::uint64_t hist_groups = std::min<std::uint64_t>(
+      all_tiles, std::min<std::uint64_t>(max_groups, units > 0 ? 8 * std::uint64_t(units) : 256));
+  const std::uint64_t per_group = (all_tiles + hist_groups - 1) / hist_groups;
+  g.misc[2] = std::uint32_t(per_group);
+  dispatch(2, (all_tiles + per_group - 1) / per_group);
+  dispatch(3, std::uint64_t(p.rows) * passes);
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    g.misc[1] = pass;
+    if (!lookback) {
+      dispatch(5, all_tiles);
+      dispatch(6, std::uint64_t(p.rows) * 256);
+    }
+    dispatch(4, all_tiles);
   }
-  g.misc[1] = 0;
-  dispatch(6, element_groups);
 }
 
 }  // namespace nbx::vulkan

@@ -75,7 +75,7 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
                  ? bit(abi::kSortRows) | bit(abi::kSortRadix) | bit(abi::kSortOnesweep) |
                        bit(abi::kSortSelect)
              : backend == BackendKind::kVulkan
-                 ? bit(abi::kSortRows) | bit(abi::kSortRadix) | bit(abi::kSortSelect)
+                 ? bit(abi::kSortRows) | bit(abi::kSortOnesweep) | bit(abi::kSortSelect)
              : backend == BackendKind::kUnknown ? 0
                                                 : bit(abi::kSortRows) | bit(abi::kSortRadix);
     case KernelFamily::kTimestamp:

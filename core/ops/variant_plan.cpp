@@ -187,18 +187,42 @@ std::int64_t sort_rows_per_launch(std::int32_t variant, std::int64_t row_len,
   return std::max<std::int64_t>(1, sort_workspace_budget_words() / per_row);
 }
 
+namespace {
+
+// Vulkan's radix shaders (kernels/vulkan/sort_rank.glsl, backends/vulkan/vk_sort.cpp): a
+// buffer of `exchange` words that also holds 16-bit digit counters for each subgroup of a
+// 256-wide workgroup, the digits' starts and counts, the subgroups' totals and `extra` words.
+std::int64_t vulkan_rank_bytes(std::int64_t exchange, std::int64_t extra,
+                               const PlanTarget& target) {
+  const int size = target.caps.subgroup_size.value;  // unknown: 32, as choose_variant
+  const std::int64_t sg = size > 0 ? std::min(size, 256) : 32;
+  return 4 * (std::max<std::int64_t>(exchange, 128 * (256 / sg)) + 2 * 256 + 256 / sg + extra);
+}
+
+// The rows variant's shared memory for a tile: Vulkan exchanges a word at a time through the
+// ranking's buffer (256 · 4 words at least); elsewhere key and position pairs of the tile.
+std::int64_t rows_tile_bytes(std::int64_t tile, std::int32_t key_bits, const PlanTarget& target) {
+  if (target.caps.backend == "vulkan")
+    return vulkan_rank_bytes(std::max<std::int64_t>(tile, 1024), 0, target);
+  return tile * (4 * abi::sort_key_words(key_bits) + 4);
+}
+
+}  // namespace
+
 std::int64_t sort_rows_tile_cap(DType dtype, const PlanTarget& target) {
-  const std::int64_t pair_bytes = 4 * abi::sort_key_words(8 * std::int32_t(dtype_size(dtype))) + 4;
+  const std::int32_t key_bits = 8 * std::int32_t(dtype_size(dtype));
   std::int64_t cap = abi::kSortRowsTileMax;
-  while (cap > 1 && cap * pair_bytes > target.caps.shared_memory_per_block.value) cap /= 2;
+  while (cap > 1 &&
+         rows_tile_bytes(cap, key_bits, target) > target.caps.shared_memory_per_block.value)
+    cap /= 2;
   return cap;
 }
 
 int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices) {
   p.key_bits = 8 * std::int32_t(dtype_size(DType(p.dtype)));
-  const std::int64_t pair_bytes = 4 * abi::sort_key_words(p.key_bits) + 4;
   const Capability<std::int64_t>& shared = target.caps.shared_memory_per_block;
+  const bool vulkan = target.caps.backend == "vulkan";
   const std::int64_t cap = sort_rows_tile_cap(DType(p.dtype), target);
   p.segment = 1;
   while (p.segment < p.row_len) p.segment *= 2;
@@ -208,24 +232,31 @@ int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
   p.tile = tile;
   const bool fits = p.row_len <= cap;
   const std::string cap_text =
-      std::to_string(cap) + " (" + std::to_string(pair_bytes) + "-byte key and position pairs in " +
-      std::to_string(shared.value) + " bytes of shared memory" +
+      std::to_string(cap) + " (" +
+      (vulkan ? std::to_string(rows_tile_bytes(cap, p.key_bits, target)) +
+                    " bytes for its keys, exchanged a word at a time, and digit counters"
+              : std::to_string(4 * abi::sort_key_words(p.key_bits) + 4) +
+                    "-byte key and position pairs") +
+      " in " + std::to_string(shared.value) + " bytes of shared memory" +
       (cap < abi::kSortRowsTileMax
            ? ", clamped below the variant's " + std::to_string(abi::kSortRowsTileMax)
            : "") +
       ")";
-  // The onesweep kernel's shared memory (kernels/gpu/sort_onesweep_kernels.cu): a tile of
-  // keys, 256 digit counters per warp of 32 (at most 8 warps) and a few hundred words more.
+  // The onesweep kernel's shared memory: on CUDA/HIP (kernels/gpu/sort_onesweep_kernels.cu) a
+  // tile of keys, 256 digit counters per warp of 32 (at most 8 warps) and a few hundred words
+  // more; on Vulkan (kernels/vulkan/sort_onesweep.comp) a tile of words, which also holds the
+  // digit counters, and the digits' bases and the tile's id.
   const std::int64_t onesweep_bytes =
-      abi::kSortOnesweepTile * 4 * abi::sort_key_words(p.key_bits) + 8 * 1024 + 2 * 1024;
+      vulkan ? vulkan_rank_bytes(abi::kSortOnesweepTile, 257, target)
+             : abi::kSortOnesweepTile * 4 * abi::sort_key_words(p.key_bits) + 8 * 1024 + 2 * 1024;
   std::vector<int> candidates;
   if (fits) candidates.push_back(abi::kSortRows);
   if (shared.value >= onesweep_bytes) candidates.push_back(abi::kSortOnesweep);
   candidates.push_back(abi::kSortRadix);
   const int v = choose_variant(p, candidates, target, choices);
-  // CUDA and HIP sort a tile by radix ranks in registers (kernels/gpu/sort_kernels.cu),
-  // Vulkan by a bitonic network (kernels/vulkan/sort_rows.comp); the host sorts every variant
-  // as (key, position) pairs (backends/host/host_sort.cpp).
+  // CUDA, HIP and Vulkan sort a tile by radix ranks in registers (kernels/gpu/sort_kernels.cu,
+  // kernels/vulkan/sort_rows.comp); the host sorts every variant as (key, position) pairs
+  // (backends/host/host_sort.cpp).
   const std::string& backend = target.caps.backend;
   const bool gpu = backend == "cuda" || backend == "hip";
   if (v == abi::kSortRows)
@@ -236,8 +267,11 @@ int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
          "a row fits the largest tile, " + cap_text +
              (gpu ? ": a block radix sort (8-bit digits ranked in registers, exchanged through "
                     "shared memory; the row's number as the last digits)."
-              : backend == "host" ? ": the host sorts (key, position) pairs."
-                                  : ": a bitonic network over (key, position) in shared memory.")});
+              : vulkan
+                  ? ": a block radix sort (8-bit digits ranked in registers by subgroup "
+                    "ballots, keys exchanged through shared memory a word at a time; the row's "
+                    "number as the last digits)."
+                  : ": the host sorts (key, position) pairs.")});
   const std::int64_t per_launch =
       v == abi::kSortRows ? p.rows : sort_rows_per_launch(v, p.row_len, p.key_bits);
   if (v != abi::kSortRows && p.rows > per_launch)
@@ -260,9 +294,12 @@ int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
              (v == abi::kSortOnesweep
                   ? ": one histogram of every digit, then a pass per digit over tiles of " +
                         std::to_string(abi::kSortOnesweepTile) +
-                        " whose offsets come by decoupled look-back (onesweep), in a workspace "
-                        "of " +
-                        workspace + "."
+                        " whose offsets come by decoupled look-back (onesweep" +
+                        (vulkan ? "; on a CPU device such as llvmpipe, whose shader loops end "
+                                  "after 65535 iterations, by a count and a scan of each pass's "
+                                  "tiles instead"
+                                : "") +
+                        "), in a workspace of " + workspace + "."
                   : ": least-significant-digit radix passes over a workspace of " + workspace +
                         ".")});
   return v;

@@ -1,4 +1,4 @@
-// What sort_rows.comp and sort_radix.comp share (nbx::abi::SortParams; vk_sort.cpp fills the
+// What the sort shaders share (nbx::abi::SortParams; vk_sort.cpp fills the
 // block): the uniform block, the bindings, element reads and writes of ITEM bytes through
 // aliased views (8-byte elements and int64 indices as word pairs: no 64-bit shader types),
 // and the row offsets.
@@ -13,7 +13,8 @@ layout(std140, set = 0, binding = 0) uniform Params {
   uvec4 key;      // x bits, y kind (0 unsigned/bool, 1 signed, 2 floating), z mantissa, w descending
   uvec4 strides;  // x input row stride, y values row stride, z indices row stride
   uvec4 offsets;  // x input, y values, z indices
-  uvec4 misc;     // rows: x segment, y log2(segment), z tile; radix: x tiles per row, y source half, z shift, w chunks per row
+  uvec4 misc;     // rows: x segment, y log2(segment), z tile; select: x k;
+                  // onesweep: x tiles per row, y pass, z histogram tiles per workgroup
   uvec4 sizes[2];
   uvec4 in_strides[2];
   uvec4 values_strides[2];
@@ -39,13 +40,17 @@ uvec2 read_input(uint e) {
   return s64.v[e];
 }
 
-// The sorted element `j` of a row: its value copied from the input's element `from`.
-void write_out(uvec3 row, uint j, uint from) {
-  const uint src = row.x + from * P.strides.x, dv = row.y + j * P.strides.y;
+// Element `dv` of the values copied from the input's element `src`, bit for bit.
+void write_out_value(uint dv, uint src) {
   if (ITEM == 1u) v8.v[dv] = s8.v[src];
   else if (ITEM == 2u) v16.v[dv] = s16.v[src];
   else if (ITEM == 4u) v32.v[dv] = s32.v[src];
   else v64.v[dv] = s64.v[src];
+}
+
+// The sorted element `j` of a row: its value copied from the input's element `from`.
+void write_out(uvec3 row, uint j, uint from) {
+  write_out_value(row.y + j * P.strides.y, row.x + from * P.strides.x);
   indices.v[row.z + j * P.strides.z] = uvec2(from, 0u);
 }
 
@@ -63,4 +68,41 @@ uvec3 row_offsets(uint r) {
 
 uvec2 key_of(uvec3 row, uint j) {
   return sort_key(read_input(row.x + j * P.strides.x), P.key.x, P.key.y, P.key.z, P.key.w != 0u);
+}
+
+// The element's bits (lo, hi) back from its key where the key determines them — the inverse
+// of sort_key for P.key's dtype: every key but a float's NaN key (payload and sign not kept)
+// and zero key (-0 or +0). False for those: the caller copies the element by position.
+bool element_of_key(uvec2 key, out uvec2 raw) {
+  const uint bits = P.key.x, kind = P.key.y;
+  raw = uvec2(0u);
+  if (bits == 64u) {
+    if (P.key.w != 0u) key = ~key;
+    if (kind == 2u) {
+      if (key == uvec2(0xffffffffu) || key == uvec2(0u, 0x80000000u)) return false;
+      raw = (key.y & 0x80000000u) != 0u ? uvec2(key.x, key.y ^ 0x80000000u) : ~key;
+    } else {
+      raw = kind == 1u ? uvec2(key.x, key.y ^ 0x80000000u) : key;
+    }
+    return true;
+  }
+  const uint mask = bits == 32u ? 0xffffffffu : (1u << bits) - 1u;
+  const uint sign = 1u << (bits - 1u);
+  uint k = P.key.w != 0u ? ~key.x & mask : key.x;
+  if (kind == 2u) {
+    if (k == mask || k == sign) return false;
+    k = (k & sign) != 0u ? k ^ sign : ~k & mask;
+  } else if (kind == 1u) {
+    k ^= sign;
+  }
+  raw = uvec2(k, 0u);
+  return true;
+}
+
+// Element `dv` of the values set to the bits `raw`.
+void write_value(uint dv, uvec2 raw) {
+  if (ITEM == 1u) v8.v[dv] = uint8_t(raw.x);
+  else if (ITEM == 2u) v16.v[dv] = uint16_t(raw.x);
+  else if (ITEM == 4u) v32.v[dv] = raw.x;
+  else v64.v[dv] = raw;
 }

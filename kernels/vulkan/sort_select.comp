@@ -7,11 +7,15 @@
 //     keys below that prefix (all selected) and those sharing it fit CAND candidates, or no
 //     digit is left (then all that share it are one key: only the first of them by position
 //     that complete k are kept);
-//  2. gathers the candidates in row order (each invocation a run of consecutive elements, a
-//     scan of their counts over the workgroup);
+//  2. gathers the candidates in row order (GATHER_ITEMS elements an invocation a subgroup's
+//     width apart, each item's lanes ranked by subgroup ballots, one barrier a chunk for the
+//     subgroups' counts);
 //  3. sorts them as (key, position) pairs by a bitonic network over the next power of two,
 //     and writes the first k (values copied from the input by position, bit for bit).
 // The counts use the candidates' buffer, free until the gather.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_EXT_control_flow_attributes : require
 #include "sort_keys.glsl"
 #include "sort_common.glsl"
 
@@ -20,11 +24,16 @@ layout(constant_id = 3) const uint KEY_WORDS = 1u;     // 2 for 64-bit keys
 layout(constant_id = 4) const uint BUF_WORDS = 8192u;  // CAND × (KEY_WORDS + 1)
 layout(constant_id = 5) const uint FIRST_BITS = 12u;   // 2^FIRST_BITS <= BUF_WORDS
 
-const uint GATHER_ITEMS = 8u;  // consecutive elements an invocation gathers a chunk
+const uint COUNT_UNROLL = 16u;  // loads in flight an invocation while counting
+const uint GATHER_ITEMS = 8u;   // elements an invocation gathers a chunk
+const uint MAX_SUBGROUPS = 64u;  // a workgroup of at most 256 in subgroups of at least 4
 
 shared uint sbuf[BUF_WORDS];  // keys at [0, CAND · KEY_WORDS), positions after them
 shared uint sscan[gl_WorkGroupSize.x];
 shared uint schosen[3];  // the digit, the count below it, its count
+// A gather chunk's counts, item-major then subgroup: below the prefix in the low 16 bits,
+// sharing it in the high 16.
+shared uint sgather[GATHER_ITEMS * MAX_SUBGROUPS];
 
 uvec2 load_key(uint i) {
   return KEY_WORDS == 2u ? uvec2(sbuf[2u * i], sbuf[2u * i + 1u]) : uvec2(sbuf[i], 0u);
@@ -83,11 +92,11 @@ void main() {
       const uint bins = 1u << width;
       for (uint b = t; b < bins; b += wg) sbuf[b] = 0u;
       barrier();
-      for (uint base = 0u; base < n; base += 4u * wg) {
-        uvec2 raw[4];  // loaded together (past the row's end: its last element)
-        for (uint u = 0u; u < 4u; ++u)
+      for (uint base = 0u; base < n; base += COUNT_UNROLL * wg) {
+        uvec2 raw[COUNT_UNROLL];  // loaded together (past the row's end: its last element)
+        [[unroll]] for (uint u = 0u; u < COUNT_UNROLL; ++u)
           raw[u] = read_input(row.x + min(base + u * wg + t, n - 1u) * P.strides.x);
-        for (uint u = 0u; u < 4u; ++u) {
+        [[unroll]] for (uint u = 0u; u < COUNT_UNROLL; ++u) {
           const uvec2 key = sort_key(raw[u], bits, P.key.y, P.key.z, P.key.w != 0u);
           if (base + u * wg + t < n && (key & mask) == prefix)
             atomicAdd(sbuf[bits_of(key, shift, width)], 1u);
@@ -119,43 +128,59 @@ void main() {
     }
 
     // 2. Gather in row order: the keys below the prefix, and of those sharing it all of them
-    // or, when they are one key too many to hold, the first `need` by position.
+    // or, when they are one key too many to hold, the first `need` by position. Element
+    // order within a chunk is (item, subgroup, lane), so a lane's ballots rank it among its
+    // item's lanes and the subgroups' counts before it place the item's run.
     const uint eq_cap = below + match <= CAND ? match : need;
+    const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
+    const uint me = sg * gl_SubgroupSize + gl_SubgroupInvocationID;
     uint lt_seen = 0u, eq_seen = 0u;
     for (uint base = 0u; base < n && (lt_seen < below || eq_seen < eq_cap);
          base += GATHER_ITEMS * wg) {
-      const uint first = base + t * GATHER_ITEMS;
+      uvec2 raw[GATHER_ITEMS];
+      [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i)
+        raw[i] = read_input(row.x + min(base + i * wg + me, n - 1u) * P.strides.x);
       uvec2 keys[GATHER_ITEMS];
-      uint lt_bits = 0u, eq_bits = 0u, counts = 0u;  // counts: below in 16 bits, sharing above
-      for (uint i = 0u; i < GATHER_ITEMS; ++i) {
-        const uint j = first + i;
-        keys[i] = key_of(row, min(j, n - 1u));
+      uint ranks[GATHER_ITEMS];  // below in the low 16 bits, sharing in the high 16
+      uint lt_bits = 0u, eq_bits = 0u;
+      [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
+        keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
         const uvec2 m = keys[i] & mask;
-        if (j < n && key_less(m, prefix)) {
-          lt_bits |= 1u << i;
-          counts += 1u;
-        }
-        if (j < n && m == prefix) {
-          eq_bits |= 1u << i;
-          counts += 1u << 16;
-        }
+        const bool in_row = base + i * wg + me < n;
+        const bool lt = in_row && key_less(m, prefix), eq = in_row && m == prefix;
+        const uvec4 bl = subgroupBallot(lt), be = subgroupBallot(eq);
+        ranks[i] = subgroupBallotExclusiveBitCount(bl) | (subgroupBallotExclusiveBitCount(be) << 16);
+        if (subgroupElect())
+          sgather[i * nsg + sg] = subgroupBallotBitCount(bl) | (subgroupBallotBitCount(be) << 16);
+        if (lt) lt_bits |= 1u << i;
+        if (eq) eq_bits |= 1u << i;
       }
-      uint total;
-      const uint before = exclusive_scan(counts, total);
-      uint lt_at = lt_seen + (before & 0xffffu), eq_at = eq_seen + (before >> 16);
-      for (uint i = 0u; i < GATHER_ITEMS; ++i) {
+      barrier();
+      // Each item's counts before this subgroup's run (item-major order), and the chunk's.
+      uint before[GATHER_ITEMS], total = 0u;
+      [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
+        uint earlier = 0u, item_total = 0u;
+        for (uint s = 0u; s < nsg; ++s) {
+          const uint c = sgather[i * nsg + s];
+          if (s < sg) earlier += c;
+          item_total += c;
+        }
+        before[i] = total + earlier;
+        total += item_total;
+      }
+      [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
         const bool lt = (lt_bits >> i & 1u) != 0u, eq = (eq_bits >> i & 1u) != 0u;
+        const uint at = before[i] + ranks[i];
+        const uint lt_at = lt_seen + (at & 0xffffu), eq_at = eq_seen + (at >> 16);
         if (lt || (eq && eq_at < eq_cap)) {
           const uint slot = lt_at + min(eq_at, eq_cap);
           store_key(slot, keys[i]);
-          store_pos(slot, first + i);
+          store_pos(slot, base + i * wg + me);
         }
-        if (lt) ++lt_at;
-        if (eq) ++eq_at;
       }
       lt_seen += total & 0xffffu;
       eq_seen += total >> 16;
-      barrier();
+      barrier();  // sgather is written again by the next chunk
     }
 
     // 3. Sort the m candidates over the next power of two (pads above every real pair), write

@@ -51,6 +51,13 @@ void on_devices_and_dtypes(std::span<const DType> dtypes, F f) {
   }
 }
 
+// A tensor's elements as bytes, row-major (values compared bit for bit, NaN payloads too).
+std::vector<std::uint8_t> bytes_of(const Tensor& t) {
+  std::vector<std::uint8_t> b(std::size_t(t.numel()) * dtype_size(t.dtype()));
+  t.copy_to_host(b.data());
+  return b;
+}
+
 bool same_bits(const F& a, const F& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
@@ -223,9 +230,9 @@ TEST_CASE("rows beyond the radix workspace budget are sorted in groups, with the
     CHECK(parts.indices.to_host<std::int64_t>() == whole.indices.to_host<std::int64_t>());
     CHECK(parts.values.to_host<float>() == whole.values.to_host<float>());
     CHECK(parts_t.indices.to_host<std::int64_t>() == whole_t.indices.to_host<std::int64_t>());
-    // CUDA and HIP run the onesweep variant for long rows, the others the radix variant.
-    const bool gpu = d.str().rfind("cuda", 0) == 0 || d.str().rfind("hip", 0) == 0;
-    CHECK(plan.kernel.find(gpu ? "sort.onesweep" : "sort.radix") != std::string::npos);
+    // CUDA, HIP and Vulkan run the onesweep variant for long rows, the host the radix variant.
+    const bool host = d.str() == host_device().str();
+    CHECK(plan.kernel.find(host ? "sort.radix" : "sort.onesweep") != std::string::npos);
     bool chunked = false;
     for (const ops::PlanChoice& c : plan.choices) chunked |= c.what == "chunks";
     CHECK(chunked);
@@ -338,10 +345,10 @@ TEST_CASE("topk and kthvalue over long rows match std::stable_sort, ties by inde
 }
 
 TEST_CASE("long rows of every key width sort as on the host, values bit for bit") {
-  // Rows of tens of thousands take the long-row variant (onesweep on CUDA/HIP, radix
-  // elsewhere): many tiles a row, a partial last tile, several rows a launch, a strided view,
-  // both directions, and for float32 NaNs with payloads and signs and -0 beside +0 (values are
-  // rebuilt from keys there, except for NaN and zero keys).
+  // Rows of tens of thousands take the long-row variant (onesweep on CUDA/HIP and Vulkan,
+  // radix on the host): many tiles a row, a partial last tile, several rows a launch, a strided
+  // view, both directions, and for float32 NaNs with payloads and signs and -0 beside +0 (values
+  // are rebuilt from keys there, except for NaN and zero keys).
   std::mt19937 rng(20261203);
   std::uniform_int_distribution<int> u(-100, 100);
   F base(3 * 70001);
@@ -380,6 +387,60 @@ TEST_CASE("long rows of every key width sort as on the host, values bit for bit"
     const ops::ValuesAndIndices got_t = ops::sort(on_device.transpose(0, 1), 0);
     CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
   });
+}
+
+TEST_CASE("rows up to the tile sort as on the host for every key width, values bit for bit") {
+  // The rows variant (a block radix sort on CUDA/HIP and Vulkan): rows sharing a tile (1 to
+  // 1000 elements: the row's number as extra digits, pads past each row and past the tile's
+  // rows), a row a tile of 1024, 2048 and 4096 (4, 8 and 16 items an invocation), several tiles
+  // a launch, few distinct values (ties), NaNs of both signs and -0 beside +0, both directions
+  // and a strided view. The plan must take the rows variant wherever the row fits its tile.
+  std::mt19937 rng(20261204);
+  const Device host = host_device();
+  const DType dtypes[] = {DType::kBool,    DType::kInt8,     DType::kUInt8, DType::kInt16,
+                          DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kFloat32,
+                          DType::kFloat64, DType::kInt64};
+  const std::int64_t shapes[][2] = {{5, 1},    {300, 3},  {37, 100}, {9, 1000},
+                                    {5, 1024}, {3, 2000}, {3, 4096}};
+  for (const auto& shape : shapes) {
+    const std::int64_t rows = shape[0], n = shape[1];
+    CAPTURE(rows);
+    CAPTURE(n);
+    F base(std::size_t(rows * n));
+    for (float& x : base) x = float(int(rng() % 61) - 30);
+    F f32 = base;  // NaNs with payloads and signs, and zeros of both signs
+    const std::uint32_t nan_bits[] = {0x7fc01234u, 0xffc00001u, 0x7f800001u};
+    for (std::size_t i = 0; i < f32.size(); i += 13) {
+      std::memcpy(&f32[i], &nan_bits[(i / 13) % 3], 4);
+      if (i + 3 < f32.size()) f32[i + 3] = (i / 13) % 2 ? -0.0f : 0.0f;
+    }
+    on_devices_and_dtypes(dtypes, [&](const Device& d, DType dt) {
+      F src = dt == DType::kFloat32 ? f32 : base;
+      if (dt == DType::kUInt8)
+        for (float& x : src) x = std::abs(x) * 8;  // all of 0 … 240
+      if (dt == DType::kFloat16 || dt == DType::kBFloat16)
+        for (std::size_t i = 5; i < src.size(); i += 17) src[i] = kNaN;
+      const Tensor on_host = Tensor::from_host(src, {rows, n}, host).to(dt);
+      const Tensor on_device = on_host.to(d);
+      const ops::PlanTarget target{d.capabilities(), d.str(), d.display_name(),
+                                   &d.context().backend_device()};
+      if (n <= ops::sort_rows_tile_cap(dt, target)) {
+        const ops::OpExplanation plan = ops::explain("sort", {dt}, {{rows, n}}, target);
+        CHECK(plan.kernel.find("sort.rows") != std::string::npos);
+      }
+      for (const bool descending : {false, true}) {
+        CAPTURE(descending);
+        const ops::ValuesAndIndices want = ops::sort(on_host, 1, descending);
+        const ops::ValuesAndIndices got = ops::sort(on_device, 1, descending);
+        CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
+        CHECK(bytes_of(got.values) == bytes_of(want.values));
+      }
+      // The rows as a strided view: [n, rows] sorted along dim 0.
+      const ops::ValuesAndIndices want_t = ops::sort(on_host.transpose(0, 1), 0, true);
+      const ops::ValuesAndIndices got_t = ops::sort(on_device.transpose(0, 1), 0, true);
+      CHECK(got_t.indices.to_host<std::int64_t>() == want_t.indices.to_host<std::int64_t>());
+    });
+  }
 }
 
 TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any candidate cap") {
