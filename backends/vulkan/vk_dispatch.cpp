@@ -32,11 +32,14 @@ void VulkanDevice::record(const Dispatch& d) {
     const Allocation& a = *allocation_of(d.buffers[b].memory);
     infos[1 + b] = {a.buffer(), a.offset,
                     std::min<std::uint64_t>(a.size, f.max_storage_buffer_range)};
-    const BufferRange r{a.block, a.offset, a.size};
-    if (d.buffers[b].written)
-      writes[nwrites++] = r;
+    const DispatchBuffer& db = d.buffers[b];
+    if (db.written && db.written_bytes > 0 && db.written_from < a.size)
+      writes[nwrites++] = {a.block, a.offset + db.written_from,
+                           std::min(db.written_bytes, a.size - db.written_from)};
+    else if (db.written)
+      writes[nwrites++] = {a.block, a.offset, a.size};
     else
-      reads[nreads++] = r;
+      reads[nreads++] = {a.block, a.offset, a.size};
   }
   infos[kFaultBinding] = {fault_->buffer, 0, VK_WHOLE_SIZE};
   VkDescriptorSet set = submit_->allocate_set();

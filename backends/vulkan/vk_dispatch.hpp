@@ -26,6 +26,10 @@ inline constexpr std::uint32_t kFaultBinding = kDataBindings + 1;
 struct DispatchBuffer {
   DeviceMemory memory;   // empty: binds a small dummy buffer (an absent optional operand)
   bool written = false;  // declared to the hazard tracker as a write, else a read
+  // The bytes of `memory` a written buffer's dispatch writes, when it is known to write fewer
+  // than all (written_bytes 0: all): the hazard tracker then orders only overlapping accesses,
+  // so dispatches filling disjoint slices of one output run without a barrier between them.
+  std::uint64_t written_from = 0, written_bytes = 0;
 };
 
 struct Dispatch {

@@ -5,6 +5,7 @@
 // inputs each beside the output. BackendDevice::launch validated the block
 // (core/families/join_family.cpp).
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
@@ -96,10 +97,19 @@ void launch_family(VulkanDevice& dev, const abi::JoinParams& p, const KernelLaun
     std::uint64_t blocks = 0;
     const std::uint64_t per_block = std::uint64_t(wg) * kUnroll;
     DispatchBuffer bufs[kDataBindings] = {{launch.buffers[0].memory, true}};
+    // The output elements this dispatch writes lie in [lo, hi): its slices' spans (strides
+    // are never negative), so the next dispatch of a launch cut in several waits for this one
+    // only where their spans meet (cat along dim 0: never).
+    std::int64_t lo = INT64_MAX, hi = 0;
     for (int j = 0; j < count; ++j) {
       const int k = live[first + j];
       const abi::JoinInput& in = p.inputs[k];
       const std::int64_t dst = p.out_offset + in.at * p.out_strides[p.dim];
+      std::int64_t last = dst;
+      for (int d = 0; d < p.ndim; ++d)
+        last += ((d == p.dim ? in.extent : p.sizes[d]) - 1) * p.out_strides[d];
+      lo = std::min(lo, dst);
+      hi = std::max(hi, last + 1);
       g.info[j][0] = std::uint32_t(blocks);
       g.info[j][1] = words(numel[first + j]);
       g.place[j][0] = words(in.offset);
@@ -116,6 +126,8 @@ void launch_family(VulkanDevice& dev, const abi::JoinParams& p, const KernelLaun
       blocks += (g.info[j][1] + per_block - 1) / per_block;
       bufs[1 + j] = {launch.buffers[1 + k].memory, false};
     }
+    bufs[0].written_from = std::uint64_t(lo) * std::uint64_t(item);
+    bufs[0].written_bytes = std::uint64_t(hi - lo) * std::uint64_t(item);
     const std::uint64_t groups = chk.grid_groups(blocks * wg, wg);
     g.head[0] = std::uint32_t(count);
     g.head[1] = std::uint32_t(blocks);

@@ -131,7 +131,8 @@ std::string flat_text(const abi::JoinParams& p, const PlanTarget& target) {
                 : "each input " + std::to_string(rows) + " rows of contiguous bytes";
   if (target.caps.backend == "vulkan")
     return shape +
-           "; up to 5 inputs a dispatch (the descriptor layout's 6 data buffers), in the "
+           "; up to 5 inputs a dispatch (the descriptor layout's 6 data buffers; dispatches "
+           "whose spans of the output do not meet run without a barrier between them), in the "
            "widest of 16/8/4/2/1-byte words dividing every row start and row of the "
            "dispatch, each input its own run of workgroups, 8 words an invocation loaded "
            "before any is stored (join.comp).";

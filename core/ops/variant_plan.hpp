@@ -58,8 +58,9 @@ int plan_scan_variant(abi::ScanParams& p, const PlanTarget& target,
 // with its segment (the row's power of two) and tile; for longer rows the onesweep variant
 // where the backend offers it and its tile fits shared memory, the radix variant otherwise.
 // `p` has dtype, rows and row_len set.
-// The largest power-of-two row the rows variant sorts: its keys and positions fit the
-// device's shared memory, at most abi::kSortRowsTileMax.
+// The largest power-of-two row the rows variant sorts: what its kernel keeps in shared memory
+// for the tile (key and position pairs on CUDA/HIP; on Vulkan a word a key and the digit
+// counters) fits the device's, at most abi::kSortRowsTileMax.
 std::int64_t sort_rows_tile_cap(DType dtype, const PlanTarget& target);
 int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices);

@@ -77,6 +77,20 @@ NBX_GPU_INLINE RowOffsets row_offsets(const abi::SortParams& p, i64 row) {
   return o;
 }
 
+// Place `to` of a sorted row: the value of key `key` (rebuilt from the key where the key
+// determines it, else copied from the input's element `from`, so values stay bit for bit) and
+// its index `from`.
+template <typename Elem>
+NBX_GPU_INLINE void write_sorted(const abi::SortParams& p, const RowOffsets& o, Elem* values,
+                                 long long* indices, const Elem* in, u64 key, u32 from, u32 to) {
+  u64 raw;
+  const Elem v = element_of_key(key, p.dtype, p.key_bits, p.descending != 0, raw)
+                     ? Elem(raw)
+                     : in[o.in + i64(from) * p.in_row_stride];
+  values[o.values + i64(to) * p.values_row_stride] = v;
+  indices[o.indices + i64(to) * p.indices_row_stride] = from;
+}
+
 // The key and element types of a key width, for with_key_types.
 template <typename KeyType, typename ElemType>
 struct KeyTypes {

@@ -176,19 +176,6 @@ NBX_GPU_INLINE void look_back(PassShared& sh, const OnesweepWorkspace<Key>& w, i
   sh.base[d] = w.offsets[(row * w.passes + pass) * kDigits + d] + before - sh.rank.digit_start[d];
 }
 
-// One element of the last pass: its value (rebuilt from the key where the key determines it,
-// else copied from the input) and its index, at place `to` of the row.
-template <typename Elem>
-NBX_GPU_INLINE void write_sorted(const abi::SortParams& p, const RowOffsets& o, Elem* values,
-                                 long long* indices, const Elem* in, u64 key, u32 from, u32 to) {
-  u64 raw;
-  const Elem v = element_of_key(key, p.dtype, p.key_bits, p.descending != 0, raw)
-                     ? Elem(raw)
-                     : in[o.in + i64(from) * p.in_row_stride];
-  values[o.values + i64(to) * p.values_row_stride] = v;
-  indices[o.indices + i64(to) * p.indices_row_stride] = from;
-}
-
 // Keys of up to 32 bits: each element one (key << 32 | position) word from load to store.
 // Three blocks a multiprocessor (at most 80 registers, a few words spilled): the passes are
 // latency-bound, and two resident blocks left the multiprocessor idle at their barriers — the

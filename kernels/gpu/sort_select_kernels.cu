@@ -44,7 +44,6 @@ template <typename Key, typename Elem, int Items>
 NBX_GPU_INLINE void sort_candidates(const abi::SortParams& p, SelectShared<Key>& sh, u32 m,
                                     Elem* values, long long* indices, const Elem* in,
                                     const RowOffsets& o) {
-  const bool descending = p.descending != 0;
   Key key[Items];
   u32 at[Items];
   bool all[Items];
@@ -71,15 +70,8 @@ NBX_GPU_INLINE void sort_candidates(const abi::SortParams& p, SelectShared<Key>&
     for (int i = 0; i < Items; ++i) sh.keys[rank[i]] = key[i], sh.pos[rank[i]] = at[i];
     __syncthreads();
   }
-  for (u32 s = threadIdx.x; s < u32(p.k); s += kRankThreads) {
-    const u32 from = sh.pos[s];
-    u64 raw;
-    const Elem v = element_of_key(u64(sh.keys[s]), p.dtype, p.key_bits, descending, raw)
-                       ? Elem(raw)
-                       : in[o.in + i64(from) * p.in_row_stride];
-    values[o.values + i64(s) * p.values_row_stride] = v;
-    indices[o.indices + i64(s) * p.indices_row_stride] = from;
-  }
+  for (u32 s = threadIdx.x; s < u32(p.k); s += kRankThreads)
+    write_sorted(p, o, values, indices, in, u64(sh.keys[s]), sh.pos[s], s);
 }
 
 // Two blocks a multiprocessor at least (128 registers): the counting reads need the warps.

@@ -119,6 +119,43 @@ TEST_CASE("cat of more inputs than a launch takes, every dtype, bit for bit, alo
   }
 }
 
+// Vulkan cuts a launch into dispatches of five inputs and tells its hazard tracker only the span
+// of the output each one writes: disjoint spans (cat along dim 0) take no barrier between
+// them, but the next op must still wait for all of them — an op that reads too early reads
+// unwritten memory here.
+TEST_CASE("the next op on the device reads every slice of a cat of many inputs") {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    for (int dim : {0, 1}) {
+      CAPTURE(dim);
+      ops::TensorList parts;
+      std::vector<std::vector<float>> host;
+      for (int k = 0; k < 13; ++k) {
+        host.emplace_back(std::size_t(257 * 33));
+        for (float& x : host.back()) x = value(rng);
+        parts.push_back(
+            Tensor::from_host(host.back(), dim == 0 ? Shape{257, 33} : Shape{33, 257}, d));
+      }
+      for (int round = 0; round < 3; ++round) {
+        const std::vector<float> got = ops::neg(ops::cat(parts, dim)).to_host<float>();
+        REQUIRE(got.size() == std::size_t(13 * 257 * 33));
+        // The output's element (i, j) comes from input k at (i', j').
+        std::size_t bad = 0;
+        const std::int64_t rows = dim == 0 ? 13 * 257 : 33, cols = dim == 0 ? 33 : 13 * 257;
+        for (std::int64_t i = 0; i < rows; ++i)
+          for (std::int64_t j = 0; j < cols; ++j) {
+            const std::int64_t k = dim == 0 ? i / 257 : j / 257;
+            const std::int64_t at = dim == 0 ? (i % 257) * 33 + j : i * 257 + j % 257;
+            if (got[std::size_t(i * cols + j)] != -host[std::size_t(k)][std::size_t(at)]) ++bad;
+          }
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("stack goes through cat: a new dim anywhere, many inputs") {
   std::mt19937 rng(7);
   for (const Device& d : testing::present_devices()) {
