@@ -262,12 +262,12 @@ struct GatherParams {
 // `descending`.
 enum SortOp : std::int32_t { kSort_sort = 0, kSort_topk = 1 };
 enum SortVariant : std::int32_t {
-  kSortRows = 0,   // a row per `segment`-element slice of a shared-memory tile of `tile`
-                   // elements: a bitonic network over (key, position), tile / segment rows a block
-  kSortRadix = 1,  // rows of any length: least-significant-digit radix passes of
-                   // kSortRadixBits bits over a workspace (histograms per tile, a scan per
-                   // row, a stable scatter), then the values and indices written out
-  kSortOnesweep = 2,  // rows of any length below 2^30 (CUDA/HIP): one histogram of every
+  kSortRows = 0,      // a row per `segment`-element slice of a tile of `tile` elements, tile /
+                      // segment rows a block: a block radix sort (8-bit digits ranked in registers)
+  kSortRadix = 1,     // rows of any length: least-significant-digit radix passes of
+                      // kSortRadixBits bits over a workspace (histograms per tile, a scan per
+                      // row, a stable scatter), then the values and indices written out
+  kSortOnesweep = 2,  // rows of any length below 2^30 (CUDA/HIP, Vulkan): one histogram of every
                       // digit up front, then one pass per kSortOnesweepBits-bit digit whose
                       // tiles find their offsets by decoupled look-back (Adinets & Merrill,
                       // "Onesweep", 2022); the last pass writes the values and indices
