@@ -132,15 +132,13 @@ bool launch_rows(VulkanDevice& dev, const abi::ScatterParams& p, const KernelLau
   const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
                                   {launch.buffers[1].memory, false},
                                   {launch.buffers[2].memory, false}};
-  Dispatch d;
-  d.module =
-      t == DType::kFloat32 && p.reduce == abi::kScatterAdd ? "scatter_rows_fadd" : "scatter_rows";
-  d.spec = spec;
-  d.params = &g;
-  d.param_bytes = sizeof g;
-  d.buffers = bufs;
-  d.groups[0] = std::uint32_t(groups);
-  dev.record(d);
+  dev.record({.module = t == DType::kFloat32 && p.reduce == abi::kScatterAdd ? "scatter_rows_fadd"
+                                                                             : "scatter_rows",
+              .spec = spec,
+              .params = &g,
+              .param_bytes = sizeof g,
+              .buffers = bufs,
+              .groups = {std::uint32_t(groups), 1, 1}});
   return true;
 }
 
@@ -272,16 +270,14 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
   // float32 atomic sums by the device's own float atomic add where it has one.
   const bool float_add = p.variant == abi::kScatterAtomic && t == DType::kFloat32 &&
                          p.reduce == abi::kScatterAdd && f.float32_atomic_add;
-  Dispatch d;
-  d.module = float_add  ? "scatter_fadd"
-             : atomic64 ? (float_fold ? "scatter_a64_f64" : "scatter_a64")
-                        : (float_fold ? "scatter_f64" : "scatter");
-  d.spec = spec;
-  d.params = &g;
-  d.param_bytes = sizeof g;
-  d.buffers = bufs;
-  d.groups[0] = std::uint32_t(groups);
-  dev.record(d);
+  dev.record({.module = float_add  ? "scatter_fadd"
+                        : atomic64 ? (float_fold ? "scatter_a64_f64" : "scatter_a64")
+                                   : (float_fold ? "scatter_f64" : "scatter"),
+              .spec = spec,
+              .params = &g,
+              .param_bytes = sizeof g,
+              .buffers = bufs,
+              .groups = {std::uint32_t(groups), 1, 1}});
 }
 
 }  // namespace nbx::vulkan
