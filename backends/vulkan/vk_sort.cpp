@@ -18,6 +18,7 @@
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/families/kernel_family.hpp"
+#include "core/kernel_abi_sort_select.hpp"
 
 namespace nbx::vulkan {
 namespace {
@@ -27,8 +28,8 @@ struct GpuParams {
   std::uint32_t key[4];      // bits, kind, mantissa, descending
   std::uint32_t strides[4];  // input, values, indices row strides
   std::uint32_t offsets[4];  // input, values, indices
-  // rows: segment, log2(segment), tile; select: k; onesweep: tiles per row, pass, histogram
-  // tiles per workgroup
+  // rows: segment, log2(segment), tile; select: k, 1 for the filter; onesweep: tiles per row,
+  // pass, histogram tiles per workgroup
   std::uint32_t misc[4];
   std::uint32_t sizes[8], in_strides[8], values_strides[8], indices_strides[8];
 };
@@ -177,12 +178,13 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
   }
 
   if (p.variant == abi::kSortSelect) {
-    // The candidates' keys and positions, the scan's words, three more and the gather's
-    // counts, 8 items × at most 64 subgroups (sort_select.comp; its gather ranks by ballots).
+    // The candidates' keys and positions, the scan's words, three more, the gather's counts
+    // (8 items × at most 64 subgroups: its gather ranks by ballots) and the filter's 256
+    // digit counts and three words (sort_select.comp).
     check_rank_device(chk, f);
     const std::uint32_t wg = dev.workgroup_size();
     const std::int64_t words = p.tile * (std::int64_t(key_words) + 1);
-    const std::int64_t smem = 4 * (words + wg + 3 + 8 * 64);
+    const std::int64_t smem = 4 * (words + wg + 3 + 8 * 64 + 256 + 3);
     if (smem > std::int64_t(ctx.features.max_shared_memory))
       chk.refuse("shared_memory.per_block", std::to_string(p.tile) + " candidates need " +
                                                 std::to_string(smem) +
@@ -190,9 +192,20 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                                 std::to_string(ctx.features.max_shared_memory));
     std::uint32_t first_bits = 12;  // the first digit's counts fit the candidates' buffer
     while ((std::int64_t(1) << first_bits) > words) --first_bits;
+    // The filter method (abi::sort_select_filters) in chunks of at most the ABI's, 8
+    // elements an invocation at most (a workgroup wider than the chunk narrows instead).
+    const std::uint32_t filter_items = std::uint32_t(
+        std::min<std::int64_t>(abi::sort_select_filter_chunk(p.tile) / std::int64_t(wg), 8));
+    const bool filter = abi::sort_select_filters(p.k, p.tile) && filter_items > 0;
     g.misc[0] = std::uint32_t(p.k);
-    const std::uint32_t spec[] = {
-        wg, item, std::uint32_t(p.tile), key_words, std::uint32_t(words), first_bits};
+    g.misc[1] = filter ? 1u : 0u;
+    const std::uint32_t spec[] = {wg,
+                                  item,
+                                  std::uint32_t(p.tile),
+                                  key_words,
+                                  std::uint32_t(words),
+                                  first_bits,
+                                  std::max(filter_items, 1u)};
     record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }

@@ -7,6 +7,7 @@
 
 #include "core/backend.hpp"
 #include "core/families/backend_variants.hpp"
+#include "core/kernel_abi_sort_select.hpp"
 
 namespace nbx::ops {
 
@@ -341,14 +342,21 @@ bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
   }
   p.variant = abi::kSortSelect;
   p.tile = candidates;
-  choices.push_back(
-      {"variant", name, "shared_memory.per_block", shared.source,
-       "topk of k <= " + std::to_string(abi::kSortSelectMaxK) +
-           ": a block a row narrows the k-th key by digit histograms (12 bits, then 8), most "
-           "significant first, until the keys at or below it fit " +
-           std::to_string(candidates) +
-           " candidates, gathers them in row order and sorts them in shared memory (" +
-           std::to_string(bytes) + " bytes)."});
+  const std::string method =
+      abi::sort_select_filters(p.k, candidates)
+          ? "reads its row once, in chunks of " +
+                std::to_string(abi::sort_select_filter_chunk(candidates)) +
+                ", keeping the elements that can still be among the k (all until its " +
+                std::to_string(candidates) +
+                " candidates might not take the next chunk, then it compacts them to the k "
+                "smallest and keeps only keys below the largest of those)"
+          : "narrows the k-th key by digit histograms (12 bits, then 8), most significant "
+            "first, until the keys at or below it fit " +
+                std::to_string(candidates) + " candidates, and gathers them in row order";
+  choices.push_back({"variant", name, "shared_memory.per_block", shared.source,
+                     "topk of k <= " + std::to_string(abi::kSortSelectMaxK) + ": a block a row " +
+                         method + ", then sorts the candidates in shared memory (" +
+                         std::to_string(bytes) + " bytes)."});
   return true;
 }
 

@@ -1,20 +1,30 @@
 // The sort family's select variant on CUDA/HIP (abi::kSortSelect, op kSort_topk; semantics
-// backends/host/host_sort.cpp: the first k of each stably sorted row). A block per row:
-//  1. narrow: the k-th smallest key's digits, most significant first — a histogram of the
-//     next digit (12 bits, then 8) over the keys that share the digits found so far, and the
-//     digit where the running count reaches the rank still needed — until the keys below that
-//     prefix (all selected) and those sharing it fit the candidates (the plan's `tile`: 4096,
-//     2048 for 8-byte keys, where shared memory holds them), or no digit is left (then all that
-//     share it are one key, and only the first of them by position that complete k are kept);
-//  2. gather: the candidates in row order into shared memory (ballots and a scan over the
-//     warps, a chunk of the row at a time);
-//  3. sort them by a block radix sort (block_radix_rank.cuh; a quarter of the slots where
-//     they fit) — stable, so ties stay in position order — and write the first k: values
-//     rebuilt from keys where the key determines the bits, copied from the input otherwise
-//     (sort_keys.cuh).
+// backends/host/host_sort.cpp: the first k of each stably sorted row). A block per row gathers
+// into shared memory candidates among which are the row's k smallest keys, sorts them by a
+// block radix sort (block_radix_rank.cuh; a quarter of the slots where they fit) — stable, so
+// ties stay in position order — and writes the first k: values rebuilt from keys where the key
+// determines the bits, copied from the input otherwise (sort_keys.cuh). The candidates (the
+// plan's `tile`: 4096, 2048 for 8-byte keys, where shared memory holds them) come from one of
+// two methods:
+//  - filter (abi::sort_select_filters: k at most half the candidates, chunks of the other
+//    half — every topk of k <= 1024 on 4-byte keys where the full buffer fits): ONE read of the
+//    row. Each element that can still be among the k smallest is appended (ballots and one shared
+//    atomic a warp) — all of them until the buffer might not take the next chunk; then the buffer
+//    is compacted to its k smallest (key, position) pairs (8-bit digit counts over the candidates,
+//    in shared memory), and from then on only elements with a key below the largest kept are
+//    appended: a later element with an equal key loses the tie by position. On random logits a few
+//    hundred of a row's 128256 elements are ever held; rows sorted against the selection
+//    compact once a chunk, which is still one read of the row.
+//  - narrow (larger k): the k-th smallest key's digits, most significant first — a histogram
+//    of the next digit (12 bits, then 8) over the keys that share the digits found so far,
+//    and the digit where the running count reaches the rank still needed — until the keys
+//    below that prefix (all selected) and those sharing it fit the candidates, or no digit is
+//    left (then all that share it are one key, and only the first of them by position that
+//    complete k are kept); then the candidates gathered in row order (ballots and a scan over
+//    the warps, a chunk of the row at a time). Two or three reads of the row, as PyTorch's
+//    radix select, which also counts digits.
 // topk(largest) is the k smallest keys of the descending transform; NaN is the largest value.
-// Two or three reads of the row (random logits: a few hundred to a few thousand keys share
-// the k-th key's first 12 bits), as PyTorch's radix select, which also counts digits.
+#include "core/kernel_abi_sort_select.hpp"
 #include "kernels/gpu/block_radix_rank.cuh"
 #include "kernels/gpu/sort_keys.cuh"
 #include "kernels/gpu/sort_launchers.hpp"
@@ -28,12 +38,20 @@ template <typename Key>
 constexpr int kCandidates = int(abi::sort_select_candidates(8 * int(sizeof(Key))));
 constexpr int kUnroll = 16;     // loads in flight per thread while counting
 constexpr int kFirstBits = 12;  // the first digit's width
+// The filter's elements a thread a chunk at most: a block's chunk is the ABI's
+// (abi::sort_select_filter_chunk: half the plan's candidates), tile / 512 elements a thread.
+template <typename Key>
+constexpr int kFilterItems = kCandidates<Key> / (2 * kRankThreads);
+static_assert(kFilterItems<u32> <= 8 && kFilterItems<u64> <= 8);
 
 template <typename Key>
 struct SelectShared {
   RankShared rank;
   u32 digit, before, count;  // the digit holding the rank still needed, and its counts
   u32 warp_lt[kRankWarps], warp_eq[kRankWarps];
+  u32 bins[kDigits];  // the filter's compaction: digit counts over the candidates
+  u32 held;           // the filter: candidates held
+  Key found;          // the filter's compaction: the one candidate a narrowing left
   Key keys[kCandidates<Key>];
   u32 pos[kCandidates<Key>];
 };
@@ -74,36 +92,57 @@ NBX_GPU_INLINE void sort_candidates(const abi::SortParams& p, SelectShared<Key>&
     write_sorted(p, o, values, indices, in, u64(sh.keys[s]), sh.pos[s], s);
 }
 
-// Two blocks a multiprocessor at least (128 registers): the counting reads need the warps.
+// A row's elements and their keys. Loads come first, all of them unconditional (a position
+// past the row reads its last element), keys after: so a thread's loads are in flight
+// together.
 template <typename Key, typename Elem>
-__global__ void __launch_bounds__(kRankThreads, 2)
-    select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values, long long* indices,
-                  const Elem* in) {
-  // C: the candidates the plan fitted (`tile`), at most the buffers' kCandidates.
-  constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;
-  const int C = int(p.tile);
-  extern __shared__ __align__(16) unsigned char select_smem[];
-  SelectShared<Key>& sh = *reinterpret_cast<SelectShared<Key>*>(select_smem);
-  const RowOffsets o = row_offsets(p, i64(blockIdx.x));
-  const u32 n = u32(p.row_len), k = u32(p.k);
-  const bool descending = p.descending != 0;
-  // Loads first, all of them unconditional (a position past the row reads its last element),
-  // keys after: so a thread's loads are in flight together.
-  const auto raw_at = [&](u32 j) { return in[o.in + i64(j < n ? j : n - 1) * p.in_row_stride]; };
-  const auto key_of = [&](Elem raw) {
-    return Key(sort_key(raw_bits(raw), p.dtype, p.key_bits, descending));
-  };
+struct RowReader {
+  const abi::SortParams& p;
+  const Elem* in;
+  RowOffsets o;
+  NBX_GPU_INLINE Elem operator()(u32 j) const {
+    const u32 n = u32(p.row_len);
+    return in[o.in + i64(j < n ? j : n - 1) * p.in_row_stride];
+  }
+  NBX_GPU_INLINE Key key(Elem raw) const {
+    return Key(sort_key(raw_bits(raw), p.dtype, p.key_bits, p.descending != 0));
+  }
+};
 
-  // 1. Narrow. Keys with (key & mask) < prefix are `below` (all selected); `match` share the
-  // prefix, of which the `need` smallest complete k. The first digit is kFirstBits wide (a
-  // float's sign, exponent and top mantissa bits: few keys share one, and few lanes of a warp
-  // hit one counter), the others 8; the counters use the candidates' buffer, free until the
-  // gather.
+// Of `bins` counts, the one holding rank `need` (1-based): sh.digit, sh.before (the counts
+// below it) and sh.count. Thread t owns `per` consecutive counts; the bin is found by one.
+template <typename Key>
+NBX_GPU_INLINE void choose_bin(SelectShared<Key>& sh, const u32* counts, u32 bins, u32 need) {
+  const u32 per = bins > kRankThreads ? bins / kRankThreads : 1u;
+  const u32 first = threadIdx.x * per;
+  u32 sum = 0;
+  for (u32 b = first; b < first + per && b < bins; ++b) sum += counts[b];
+  u32 total;
+  u32 running = block_exclusive_scan(sum, sh.rank, total);
+  for (u32 b = first; b < first + per && b < bins; ++b) {
+    const u32 c = counts[b];
+    if (running < need && need <= running + c) sh.digit = b, sh.before = running, sh.count = c;
+    running += c;
+  }
+  __syncthreads();
+}
+
+// The narrow method: the candidates of the row gathered into sh in row order; returns their
+// count. C: the candidates the plan fitted.
+template <typename Key, typename Elem>
+NBX_GPU_INLINE u32 narrow_and_gather(SelectShared<Key>& sh, const abi::SortParams& p, u32 C,
+                                     const RowReader<Key, Elem>& row) {
+  constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;
+  const u32 n = u32(p.row_len), k = u32(p.k);
+  // Keys with (key & mask) < prefix are `below` (all selected); `match` share the prefix, of
+  // which the `need` smallest complete k. The first digit is kFirstBits wide (a float's sign,
+  // exponent and top mantissa bits: few keys share one, and few lanes of a warp hit one
+  // counter), the others 8; the counters use the candidates' buffer, free until the gather.
   u32* hist = reinterpret_cast<u32*>(sh.keys);
   static_assert(sizeof(sh.keys) >= sizeof(u32) << kFirstBits);
   Key prefix = 0, mask = 0;
   u32 below = 0, match = n, need = k;
-  for (int hi = p.key_bits; hi > 0 && below + match > u32(C);) {
+  for (int hi = p.key_bits; hi > 0 && below + match > C;) {
     const int widest = hi == p.key_bits ? kFirstBits : kDigitBits;
     const int width = hi < widest ? hi : widest;
     const int shift = hi - width;
@@ -113,28 +152,16 @@ __global__ void __launch_bounds__(kRankThreads, 2)
     for (u32 base = 0; base < n; base += kRankThreads * kUnroll) {
       Elem raw[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) raw[u] = raw_at(base + u * kRankThreads + threadIdx.x);
+      for (int u = 0; u < kUnroll; ++u) raw[u] = row(base + u * kRankThreads + threadIdx.x);
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        const Key kk = key_of(raw[u]);
+        const Key kk = row.key(raw[u]);
         if (base + u * kRankThreads + threadIdx.x < n && (kk & mask) == prefix)
           atomicAdd(&hist[u32(kk >> shift) & (bins - 1)], 1u);
       }
     }
     __syncthreads();
-    // Thread t owns `per` consecutive counters; the bin holding rank `need` is found by one.
-    const u32 per = bins > kRankThreads ? bins / kRankThreads : 1u;
-    const u32 first = threadIdx.x * per;
-    u32 sum = 0;
-    for (u32 b = first; b < first + per && b < bins; ++b) sum += hist[b];
-    u32 total;
-    u32 running = block_exclusive_scan(sum, sh.rank, total);
-    for (u32 b = first; b < first + per && b < bins; ++b) {
-      const u32 c = hist[b];
-      if (running < need && need <= running + c) sh.digit = b, sh.before = running, sh.count = c;
-      running += c;
-    }
-    __syncthreads();
+    choose_bin(sh, hist, bins, need);
     below += sh.before;
     need -= sh.before;
     match = sh.count;
@@ -144,9 +171,9 @@ __global__ void __launch_bounds__(kRankThreads, 2)
     __syncthreads();  // the counters and the chosen digit are written again by the next digit
   }
 
-  // 2. Gather in row order: the keys below the prefix, and of those sharing it all of them or,
+  // Gather in row order: the keys below the prefix, and of those sharing it all of them or,
   // when they are one key too many to hold, the first `need` by position.
-  const u32 eq_cap = below + match <= u32(C) ? match : need;
+  const u32 eq_cap = below + match <= C ? match : need;
   const int warp = int(threadIdx.x) / kWarpSize;
   const LaneMask lanes_before = lanes_below();
   u32 lt_seen = 0, eq_seen = 0;
@@ -156,11 +183,11 @@ __global__ void __launch_bounds__(kRankThreads, 2)
     u32 lt_rank[Items], eq_rank[Items], wl = 0, we = 0;
     Elem raw[Items];
 #pragma unroll
-    for (int i = 0; i < Items; ++i) raw[i] = raw_at(base + u32(striped_element<Items>(i)));
+    for (int i = 0; i < Items; ++i) raw[i] = row(base + u32(striped_element<Items>(i)));
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const u32 j = base + u32(striped_element<Items>(i));
-      kk[i] = key_of(raw[i]);
+      kk[i] = row.key(raw[i]);
       lt[i] = j < n && (kk[i] & mask) < prefix;
       eq[i] = j < n && (kk[i] & mask) == prefix;
       const LaneMask bl = warp_ballot(lt[i]), be = warp_ballot(eq[i]);
@@ -187,20 +214,211 @@ __global__ void __launch_bounds__(kRankThreads, 2)
     }
     __syncthreads();  // warp_lt and warp_eq are written again by the next chunk
   }
+  return below + (match < eq_cap ? match : eq_cap);
+}
 
-  // 3. Sort the m candidates and write the first k: a quarter of the slots where they fit.
-  const u32 m = below + (match < eq_cap ? match : eq_cap);
+// The `need`-th smallest value among the first c candidates — their keys (OfPos false) or the
+// positions of those whose key is `key` — narrowed 8 bits a pass from bit `hi` down until one
+// candidate shares the prefix or no bit is left; returns the whole value.
+template <bool OfPos, typename Key>
+NBX_GPU_INLINE Key narrow_candidates(SelectShared<Key>& sh, u32 c, Key key, int hi, u32& need,
+                                     u32& match) {
+  Key prefix = 0, mask = 0;
+  const auto value = [&](u32 i) { return OfPos ? Key(sh.pos[i]) : sh.keys[i]; };
+  const auto shares = [&](u32 i) {
+    return (!OfPos || sh.keys[i] == key) && (value(i) & mask) == prefix;
+  };
+  while (hi > 0 && match > 1) {
+    const int width = hi < kDigitBits ? hi : kDigitBits, shift = hi - width;
+    const u32 bins = 1u << width;
+    for (u32 b = threadIdx.x; b < bins; b += kRankThreads) sh.bins[b] = 0;
+    __syncthreads();
+    for (u32 i = threadIdx.x; i < c; i += kRankThreads)
+      if (shares(i)) atomicAdd(&sh.bins[u32(value(i) >> shift) & (bins - 1)], 1u);
+    __syncthreads();
+    choose_bin(sh, sh.bins, bins, need);
+    need -= sh.before;
+    match = sh.count;
+    prefix |= Key(sh.digit) << shift;
+    mask |= Key(bins - 1) << shift;
+    hi = shift;
+    __syncthreads();  // the counts and the chosen bin are written again by the next pass
+  }
+  if (hi == 0) return prefix;
+  // One candidate shares the prefix: its value has the bits below it.
+  for (u32 i = threadIdx.x; i < c; i += kRankThreads)
+    if (shares(i)) sh.found = value(i);
+  __syncthreads();
+  const Key found = sh.found;
+  __syncthreads();
+  return found;
+}
+
+// Keeps in sh the k smallest (key, position) pairs of its first c candidates (c >= k), in no
+// particular order, and returns the largest key kept: an element met later (at a larger
+// position) is among the row's k smallest only with a smaller key.
+template <typename Key>
+NBX_GPU_INLINE Key keep_smallest(SelectShared<Key>& sh, u32 c, u32 k, int key_bits, u32 n) {
+  u32 need = k, match = c;
+  const Key kth = narrow_candidates<false>(sh, c, Key(0), key_bits, need, match);
+  // Of the `match` candidates whose key is kth, the `need` first by position are kept.
+  u32 last_pos = ~0u;
+  if (match > need) {
+    const int position_bits = n > 1 ? 32 - __clz(int(n - 1)) : 1;
+    last_pos = u32(narrow_candidates<true>(sh, c, kth, position_bits, need, match));
+  }
+  // Compact a block's width at a time: a kept candidate moves to a slot no later than its own,
+  // which this window has already read or an earlier one has.
+  const int warp = int(threadIdx.x) / kWarpSize;
+  const LaneMask lanes_before = lanes_below();
+  u32 kept = 0;
+  for (u32 w = 0; w < c; w += kRankThreads) {
+    const u32 i = w + threadIdx.x;
+    Key key = 0;
+    u32 pos = 0;
+    bool keep = false;
+    if (i < c) {
+      key = sh.keys[i];
+      pos = sh.pos[i];
+      keep = key < kth || (key == kth && pos <= last_pos);
+    }
+    const LaneMask b = warp_ballot(keep);
+    if (lane_id() == 0) sh.warp_lt[warp] = u32(lane_count(b));
+    __syncthreads();
+    u32 before = 0, total = 0;
+    for (int v = 0; v < kRankWarps; ++v) {
+      if (v < warp) before += sh.warp_lt[v];
+      total += sh.warp_lt[v];
+    }
+    if (keep) {
+      const u32 slot = kept + before + u32(lane_count(b & lanes_before));
+      sh.keys[slot] = key;
+      sh.pos[slot] = pos;
+    }
+    kept += total;
+    __syncthreads();  // warp_lt is written again by the next window
+  }
+  return kth;
+}
+
+// The filter method (the header): one read of the row; returns the candidates' count (the
+// row's k smallest among them). C: the candidates the plan fitted; a chunk is half of them,
+// `items` elements a thread (item i of lane l in warp w: element w·32·items + i·32 + l).
+template <typename Key, typename Elem>
+NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParams& p, u32 C,
+                                     const RowReader<Key, Elem>& row) {
+  constexpr int Items = kFilterItems<Key>;
+  const u32 chunk = C / 2, items = chunk / kRankThreads;
+  const u32 n = u32(p.row_len), k = u32(p.k);
+  const u32 lane_first = u32(threadIdx.x / kWarpSize) * kWarpSize * items + u32(lane_id());
+  const LaneMask lanes_before = lanes_below();
+  Key bound = 0;  // elements with keys below it are appended (once `bounded`)
+  bool bounded = false;
+  u32 held = 0;
+  if (threadIdx.x == 0) sh.held = 0;
+  Elem raw[Items];  // the next chunk's elements, loaded while this one is appended
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+    if (u32(i) < items) raw[i] = row(lane_first + u32(i) * kWarpSize);
+  __syncthreads();  // sh.held is cleared
+  for (u32 base = 0; base < n; base += chunk) {
+    Key key[Items];
+    u32 take = 0;  // a bit an item
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      key[i] = u32(i) < items ? row.key(raw[i]) : Key(0);
+      if (u32(i) < items && base + lane_first + u32(i) * kWarpSize < n &&
+          (!bounded || key[i] < bound))
+        take |= 1u << i;
+    }
+    const u32 next = base + chunk;
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (u32(i) < items) raw[i] = row(next + lane_first + u32(i) * kWarpSize);
+    // The warp's run: its lanes' items ranked by ballots, one shared atomic for its slots.
+    u32 rank[Items], run = 0;
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const LaneMask b = warp_ballot((take >> i & 1u) != 0);
+      rank[i] = run + u32(lane_count(b & lanes_before));
+      run += u32(lane_count(b));
+    }
+    if (run > 0) {  // the same on every lane of the warp
+      u32 first = 0;
+      if (lane_id() == 0) first = atomicAdd(&sh.held, run);
+      first = warp_shuffle(first, 0);
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if ((take >> i & 1u) != 0) {
+          sh.keys[first + rank[i]] = key[i];
+          sh.pos[first + rank[i]] = base + lane_first + u32(i) * kWarpSize;
+        }
+    }
+    __syncthreads();
+    held = sh.held;
+    __syncthreads();  // every thread has read the count before the next chunk adds to it
+    if (held + chunk > C && next < n) {
+      bound = keep_smallest(sh, held, k, p.key_bits, n);
+      bounded = true;
+      held = k;
+      if (threadIdx.x == 0) sh.held = k;
+      __syncthreads();
+    }
+  }
+  return held;
+}
+
+// The narrow method's kernel: two blocks a multiprocessor at least (128 registers), for the
+// counting reads need the warps.
+template <typename Key, typename Elem>
+__global__ void __launch_bounds__(kRankThreads, 2)
+    narrow_select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
+                         long long* indices, const Elem* in) {
+  constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;
+  extern __shared__ __align__(16) unsigned char select_smem[];
+  SelectShared<Key>& sh = *reinterpret_cast<SelectShared<Key>*>(select_smem);
+  const RowOffsets o = row_offsets(p, i64(blockIdx.x));
+  const RowReader<Key, Elem> r{p, in, o};
+  const u32 m = narrow_and_gather<Key, Elem>(sh, p, u32(p.tile), r);
+  // Sort the m candidates and write the first k: a quarter of the slots where they fit.
   if (m <= u32(kMax / 4))
     sort_candidates<Key, Elem, Items / 4>(p, sh, m, values, indices, in, o);
   else
     sort_candidates<Key, Elem, Items>(p, sh, m, values, indices, in, o);
 }
 
+// The filter method's kernel: four blocks a multiprocessor (64 registers), so the one read
+// keeps enough loads in flight. Its sort takes a quarter of the slots (half for 8-byte keys
+// with k above a quarter), the candidates compacted to k first where more are held.
+template <typename Key, typename Elem>
+__global__ void __launch_bounds__(kRankThreads, 4)
+    filter_select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
+                         long long* indices, const Elem* in) {
+  constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;
+  extern __shared__ __align__(16) unsigned char select_smem[];
+  SelectShared<Key>& sh = *reinterpret_cast<SelectShared<Key>*>(select_smem);
+  const RowOffsets o = row_offsets(p, i64(blockIdx.x));
+  const RowReader<Key, Elem> r{p, in, o};
+  const u32 k = u32(p.k), n = u32(p.row_len);
+  u32 m = filter_candidates<Key, Elem>(sh, p, u32(p.tile), r);
+  const u32 slots = k <= u32(kMax / 4) ? u32(kMax / 4) : u32(kMax / 2);
+  if (m > slots) {
+    keep_smallest(sh, m, k, p.key_bits, n);
+    m = k;
+  }
+  if (slots == u32(kMax / 4))
+    sort_candidates<Key, Elem, Items / 4>(p, sh, m, values, indices, in, o);
+  else
+    sort_candidates<Key, Elem, Items / 2>(p, sh, m, values, indices, in, o);
+}
+
 template <typename Key, typename Elem>
 void launch_select(const abi::SortParams& p, const GpuLaunch& l) {
   const SortBuffers<Elem> b = sort_buffers<Elem>(l);
-  select_kernel<Key, Elem><<<unsigned(p.rows), kRankThreads, sizeof(SelectShared<Key>),
-                             static_cast<Stream>(l.stream)>>>(p, b.values, b.indices, b.in);
+  const auto kernel = abi::sort_select_filters(p.k, p.tile) ? filter_select_kernel<Key, Elem>
+                                                            : narrow_select_kernel<Key, Elem>;
+  kernel<<<unsigned(p.rows), kRankThreads, sizeof(SelectShared<Key>),
+           static_cast<Stream>(l.stream)>>>(p, b.values, b.indices, b.in);
 }
 
 }  // namespace

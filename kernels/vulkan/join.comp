@@ -14,6 +14,7 @@
 // Offsets and strides in the uniform block are in UNIT words, all within 32 bits.
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint UNIT = 16u;  // bytes a word
@@ -51,31 +52,22 @@ NBX_INPUT(4, c)
 NBX_INPUT(5, d)
 NBX_INPUT(6, e)
 
-// A word of any width, carried as a uvec4 (the unused lanes are zero). Statements, not ?:,
-// so no width but UNIT's is ever loaded; (N##8) in parentheses: "8.v" would be one
-// preprocessing number.
-#define NBX_READ(N, s)                                           \
-  if (UNIT == 1u) return uvec4(uint((N##8).v[s]), 0u, 0u, 0u);   \
-  if (UNIT == 2u) return uvec4(uint((N##16).v[s]), 0u, 0u, 0u);  \
-  if (UNIT == 4u) return uvec4((N##32).v[s], 0u, 0u, 0u);        \
-  if (UNIT == 8u) return uvec4((N##64).v[s], 0u, 0u);            \
-  return (N##128).v[s];
-
-uvec4 read_word(uint k, uint s) {
-  if (k == 0u) {
-    NBX_READ(a, s)
+// A word of any width from input N, carried as a uvec4 (the unused lanes are zero).
+// Statements, not ?:, so no width but UNIT's is ever loaded; (N##8) in parentheses: "8.v"
+// would be one preprocessing number.
+#define NBX_READ_FN(N)                                              \
+  uvec4 read_##N(uint s) {                                          \
+    if (UNIT == 1u) return uvec4(uint((N##8).v[s]), 0u, 0u, 0u);    \
+    if (UNIT == 2u) return uvec4(uint((N##16).v[s]), 0u, 0u, 0u);   \
+    if (UNIT == 4u) return uvec4((N##32).v[s], 0u, 0u, 0u);         \
+    if (UNIT == 8u) return uvec4((N##64).v[s], 0u, 0u);             \
+    return (N##128).v[s];                                           \
   }
-  if (k == 1u) {
-    NBX_READ(b, s)
-  }
-  if (k == 2u) {
-    NBX_READ(c, s)
-  }
-  if (k == 3u) {
-    NBX_READ(d, s)
-  }
-  NBX_READ(e, s)
-}
+NBX_READ_FN(a)
+NBX_READ_FN(b)
+NBX_READ_FN(c)
+NBX_READ_FN(d)
+NBX_READ_FN(e)
 
 void write_word(uint o, uvec4 w) {
   if (UNIT == 1u) o8.v[o] = uint8_t(w.x);
@@ -117,28 +109,42 @@ void locate_strided(uint k, uint e, out uint s, out uint o) {
   o += rest * at(P.out_strides, 0u);
 }
 
+// Block b of input k (its UNROLL words an invocation), the input's binding N: a copy of the
+// body per binding, so no load sits under a branch on k (uniform, but one a word kept the
+// loads of an invocation from being issued together).
+#define NBX_COPY_BLOCK(N)                                                               \
+  {                                                                                     \
+    const uint count = P.info[k].y, first = (b - P.info[k].x) * per_block;              \
+    uvec4 w[UNROLL];                                                                    \
+    uint o[UNROLL];                                                                     \
+    [[unroll]] for (uint j = 0u; j < UNROLL; ++j) {                                     \
+      const uint t = first + j * wg + gl_LocalInvocationID.x;                           \
+      uint s, to;                                                                       \
+      if (FLAT == 1u)                                                                   \
+        locate_flat(k, min(t, count - 1u), s, to);                                      \
+      else                                                                              \
+        locate_strided(k, min(t, count - 1u), s, to);                                   \
+      w[j] = read_##N(s);                                                               \
+      o[j] = t < count ? to : 0xffffffffu;                                              \
+    }                                                                                   \
+    [[unroll]] for (uint j = 0u; j < UNROLL; ++j)                                       \
+      if (o[j] != 0xffffffffu) write_word(o[j], w[j]);                                  \
+  }
+
 void main() {
   const uint wg = gl_WorkGroupSize.x, per_block = wg * UNROLL;
   for (uint b = gl_WorkGroupID.x; b < P.head.y; b += P.head.z) {
     uint k = 0u;
     while (k + 1u < P.head.x && b >= P.info[k + 1u].x) ++k;
-    const uint count = P.info[k].y, first = (b - P.info[k].x) * per_block;
-    uvec4 w[UNROLL];
-    uint o[UNROLL];
     // Every load issued, unconditionally (a word past the input's end reads its last word),
     // before any store: loads under a branch each were issued one at a time (the CUDA select
     // kernel's lesson, kernels/gpu/sort_select_kernels.cu).
-    for (uint j = 0u; j < UNROLL; ++j) {
-      const uint t = first + j * wg + gl_LocalInvocationID.x;
-      uint s, to;
-      if (FLAT == 1u)
-        locate_flat(k, min(t, count - 1u), s, to);
-      else
-        locate_strided(k, min(t, count - 1u), s, to);
-      w[j] = read_word(k, s);
-      o[j] = t < count ? to : 0xffffffffu;
+    switch (k) {
+      case 0u: NBX_COPY_BLOCK(a) break;
+      case 1u: NBX_COPY_BLOCK(b) break;
+      case 2u: NBX_COPY_BLOCK(c) break;
+      case 3u: NBX_COPY_BLOCK(d) break;
+      default: NBX_COPY_BLOCK(e) break;
     }
-    for (uint j = 0u; j < UNROLL; ++j)
-      if (o[j] != 0xffffffffu) write_word(o[j], w[j]);
   }
 }

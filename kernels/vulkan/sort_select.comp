@@ -1,18 +1,24 @@
 #version 450
 // Kernel family "sort", variant select, op topk (nbx::abi::SortParams; the CUDA twin and the
 // method: kernels/gpu/sort_select_kernels.cu): a workgroup a row (looping over the rows)
-//  1. narrows the k-th smallest key's digits, most significant first (FIRST_BITS, then 8):
-//     shared-memory counts of the next digit over the keys sharing the digits found so far,
-//     a scan, the digit where the running count reaches the rank still needed — until the
-//     keys below that prefix (all selected) and those sharing it fit CAND candidates, or no
-//     digit is left (then all that share it are one key: only the first of them by position
-//     that complete k are kept);
-//  2. gathers the candidates in row order (GATHER_ITEMS elements an invocation a subgroup's
-//     width apart, each item's lanes ranked by subgroup ballots, one barrier a chunk for the
-//     subgroups' counts);
-//  3. sorts them as (key, position) pairs by a bitonic network over the next power of two,
-//     and writes the first k (values copied from the input by position, bit for bit).
-// The counts use the candidates' buffer, free until the gather.
+// gathers into shared memory candidates among which are the row's k smallest keys, then
+// sorts them as (key, position) pairs by a bitonic network over the next power of two and
+// writes the first k (values copied from the input by position, bit for bit). The candidates
+// come from one of two methods:
+//  - filter (misc.y = 1: abi::sort_select_filters, so k and a chunk fit CAND): one read
+//    of the row, appending each element that can still be among the k smallest — all until
+//    the buffer fills, then those below the largest key of the k smallest held, which a
+//    compaction in shared memory finds (8-bit digit counts over the candidates) whenever the
+//    next chunk might not fit;
+//  - narrow (larger k): the k-th smallest key's digits, most significant first (FIRST_BITS,
+//    then 8): shared-memory counts of the next digit over the keys sharing the digits found
+//    so far, a scan, the digit where the running count reaches the rank still needed — until
+//    the keys below that prefix (all selected) and those sharing it fit CAND candidates, or no
+//    digit is left (then all that share it are one key: only the first of them by position
+//    that complete k are kept); then the candidates gathered in row order (GATHER_ITEMS
+//    elements an invocation a subgroup's width apart, each item's lanes ranked by subgroup
+//    ballots, one barrier a chunk for the subgroups' counts). The counts use the
+//    candidates' buffer, free until the gather.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_EXT_control_flow_attributes : require
@@ -23,6 +29,7 @@ layout(constant_id = 2) const uint CAND = 4096u;       // the candidates (ABI: `
 layout(constant_id = 3) const uint KEY_WORDS = 1u;     // 2 for 64-bit keys
 layout(constant_id = 4) const uint BUF_WORDS = 8192u;  // CAND × (KEY_WORDS + 1)
 layout(constant_id = 5) const uint FIRST_BITS = 12u;   // 2^FIRST_BITS <= BUF_WORDS
+layout(constant_id = 6) const uint FILTER_ITEMS = 8u;  // elements an invocation a filter chunk
 
 const uint COUNT_UNROLL = 16u;  // loads in flight an invocation while counting
 const uint GATHER_ITEMS = 8u;   // elements an invocation gathers a chunk
@@ -31,6 +38,9 @@ const uint MAX_SUBGROUPS = 64u;  // a workgroup of at most 256 in subgroups of a
 shared uint sbuf[BUF_WORDS];  // keys at [0, CAND · KEY_WORDS), positions after them
 shared uint sscan[gl_WorkGroupSize.x];
 shared uint schosen[3];  // the digit, the count below it, its count
+shared uint sbins[256];  // the filter's compaction: digit counts over the candidates
+shared uint scount;      // the filter: candidates held
+shared uvec2 sfound;     // the filter's compaction: the one candidate left by a narrowing
 // A gather chunk's counts, item-major then subgroup: below the prefix in the low 16 bits,
 // sharing it in the high 16.
 shared uint sgather[GATHER_ITEMS * MAX_SUBGROUPS];
@@ -79,138 +89,296 @@ uint exclusive_scan(uint v, out uint total) {
   return inclusive - v;
 }
 
-void main() {
-  const uint rows = P.head.x, n = P.head.y, k = P.misc.x;
-  const uint bits = P.key.x, t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  for (uint r = gl_WorkGroupID.x; r < rows; r += P.head.w) {
-    const uvec3 row = row_offsets(r);
-    // 1. Narrow.
-    uvec2 prefix = uvec2(0u), mask = uvec2(0u);
-    uint below = 0u, match = n, need = k;
-    for (uint hi = bits; hi > 0u && below + match > CAND;) {
-      const uint width = min(hi == bits ? FIRST_BITS : 8u, hi), shift = hi - width;
-      const uint bins = 1u << width;
-      for (uint b = t; b < bins; b += wg) sbuf[b] = 0u;
-      barrier();
-      for (uint base = 0u; base < n; base += COUNT_UNROLL * wg) {
-        uvec2 raw[COUNT_UNROLL];  // loaded together (past the row's end: its last element)
-        [[unroll]] for (uint u = 0u; u < COUNT_UNROLL; ++u)
-          raw[u] = read_input(row.x + min(base + u * wg + t, n - 1u) * P.strides.x);
-        [[unroll]] for (uint u = 0u; u < COUNT_UNROLL; ++u) {
-          const uvec2 key = sort_key(raw[u], bits, P.key.y, P.key.z, P.key.w != 0u);
-          if (base + u * wg + t < n && (key & mask) == prefix)
-            atomicAdd(sbuf[bits_of(key, shift, width)], 1u);
-        }
-      }
-      barrier();
-      const uint per = max(bins / wg, 1u), first = t * per;
-      uint sum = 0u;
-      for (uint b = first; b < first + per && b < bins; ++b) sum += sbuf[b];
-      uint total;
-      uint running = exclusive_scan(sum, total);
-      for (uint b = first; b < first + per && b < bins; ++b) {
-        const uint c = sbuf[b];
-        if (running < need && need <= running + c) {
-          schosen[0] = b;
-          schosen[1] = running;
-          schosen[2] = c;
-        }
-        running += c;
-      }
-      barrier();
-      below += schosen[1];
-      need -= schosen[1];
-      match = schosen[2];
-      prefix |= at_bit(schosen[0], shift);
-      mask |= at_bit(bins - 1u, shift);
-      hi = shift;
-      barrier();  // the counts and the chosen digit are written again by the next digit
+// The bin of `bins` counts (sbins when `small`, else sbuf) holding rank `need` (1-based):
+// schosen gets the bin, the count before it and its count. Called by the whole workgroup.
+void choose_bin(bool small, uint bins, uint need) {
+  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  const uint per = max(bins / wg, 1u), first = t * per;
+  uint sum = 0u;
+  for (uint b = first; b < first + per && b < bins; ++b) sum += small ? sbins[b] : sbuf[b];
+  uint total;
+  uint running = exclusive_scan(sum, total);
+  for (uint b = first; b < first + per && b < bins; ++b) {
+    const uint c = small ? sbins[b] : sbuf[b];
+    if (running < need && need <= running + c) {
+      schosen[0] = b;
+      schosen[1] = running;
+      schosen[2] = c;
     }
+    running += c;
+  }
+  barrier();
+}
 
-    // 2. Gather in row order: the keys below the prefix, and of those sharing it all of them
-    // or, when they are one key too many to hold, the first `need` by position. Element
-    // order within a chunk is (item, subgroup, lane), so a lane's ballots rank it among its
-    // item's lanes and the subgroups' counts before it place the item's run.
-    const uint eq_cap = below + match <= CAND ? match : need;
-    const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
-    const uint me = sg * gl_SubgroupSize + gl_SubgroupInvocationID;
-    uint lt_seen = 0u, eq_seen = 0u;
-    for (uint base = 0u; base < n && (lt_seen < below || eq_seen < eq_cap);
-         base += GATHER_ITEMS * wg) {
-      uvec2 raw[GATHER_ITEMS];
-      [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i)
-        raw[i] = read_input(row.x + min(base + i * wg + me, n - 1u) * P.strides.x);
-      uvec2 keys[GATHER_ITEMS];
-      uint ranks[GATHER_ITEMS];  // below in the low 16 bits, sharing in the high 16
-      uint lt_bits = 0u, eq_bits = 0u;
-      [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
-        keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
-        const uvec2 m = keys[i] & mask;
-        const bool in_row = base + i * wg + me < n;
-        const bool lt = in_row && key_less(m, prefix), eq = in_row && m == prefix;
-        const uvec4 bl = subgroupBallot(lt), be = subgroupBallot(eq);
-        ranks[i] = subgroupBallotExclusiveBitCount(bl) | (subgroupBallotExclusiveBitCount(be) << 16);
-        if (subgroupElect())
-          sgather[i * nsg + sg] = subgroupBallotBitCount(bl) | (subgroupBallotBitCount(be) << 16);
-        if (lt) lt_bits |= 1u << i;
-        if (eq) eq_bits |= 1u << i;
+// 1. + 2. of the narrowing method (the header): the candidates of row `row` gathered into
+// sbuf; returns their count.
+uint narrow_and_gather(uvec3 row, uint n, uint k, uint bits) {
+  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  uvec2 prefix = uvec2(0u), mask = uvec2(0u);
+  uint below = 0u, match = n, need = k;
+  for (uint hi = bits; hi > 0u && below + match > CAND;) {
+    const uint width = min(hi == bits ? FIRST_BITS : 8u, hi), shift = hi - width;
+    const uint bins = 1u << width;
+    for (uint b = t; b < bins; b += wg) sbuf[b] = 0u;
+    barrier();
+    for (uint base = 0u; base < n; base += COUNT_UNROLL * wg) {
+      uvec2 raw[COUNT_UNROLL];  // loaded together (past the row's end: its last element)
+      [[unroll]] for (uint u = 0u; u < COUNT_UNROLL; ++u)
+        raw[u] = read_input(row.x + min(base + u * wg + t, n - 1u) * P.strides.x);
+      [[unroll]] for (uint u = 0u; u < COUNT_UNROLL; ++u) {
+        const uvec2 key = sort_key(raw[u], bits, P.key.y, P.key.z, P.key.w != 0u);
+        if (base + u * wg + t < n && (key & mask) == prefix)
+          atomicAdd(sbuf[bits_of(key, shift, width)], 1u);
       }
-      barrier();
-      // Each item's counts before this subgroup's run (item-major order), and the chunk's.
-      uint before[GATHER_ITEMS], total = 0u;
-      [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
-        uint earlier = 0u, item_total = 0u;
-        for (uint s = 0u; s < nsg; ++s) {
-          const uint c = sgather[i * nsg + s];
-          if (s < sg) earlier += c;
-          item_total += c;
-        }
-        before[i] = total + earlier;
-        total += item_total;
-      }
-      [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
-        const bool lt = (lt_bits >> i & 1u) != 0u, eq = (eq_bits >> i & 1u) != 0u;
-        const uint at = before[i] + ranks[i];
-        const uint lt_at = lt_seen + (at & 0xffffu), eq_at = eq_seen + (at >> 16);
-        if (lt || (eq && eq_at < eq_cap)) {
-          const uint slot = lt_at + min(eq_at, eq_cap);
-          store_key(slot, keys[i]);
-          store_pos(slot, base + i * wg + me);
-        }
-      }
-      lt_seen += total & 0xffffu;
-      eq_seen += total >> 16;
-      barrier();  // sgather is written again by the next chunk
-    }
-
-    // 3. Sort the m candidates over the next power of two (pads above every real pair), write
-    // the first k.
-    const uint m = below + min(match, eq_cap);
-    uint span = 1u;
-    while (span < m) span <<= 1u;
-    for (uint i = m + t; i < span; i += wg) {
-      store_key(i, uvec2(0xffffffffu));
-      store_pos(i, 0xffffffffu);
     }
     barrier();
-    for (uint kk = 2u; kk <= span; kk <<= 1u) {
-      for (uint j = kk >> 1u; j > 0u; j >>= 1u) {
-        for (uint q = t; q < span / 2u; q += wg) {
-          const uint lo = 2u * q - (q & (j - 1u)), hi = lo + j;
-          const bool ascending = (lo & kk) == 0u || kk == span;
-          const uvec2 kl = load_key(lo), kh = load_key(hi);
-          const uint pl = load_pos(lo), ph = load_pos(hi);
-          if (pair_less(kh, ph, kl, pl) == ascending) {
-            store_key(lo, kh);
-            store_key(hi, kl);
-            store_pos(lo, ph);
-            store_pos(hi, pl);
-          }
-        }
-        barrier();
+    choose_bin(false, bins, need);
+    below += schosen[1];
+    need -= schosen[1];
+    match = schosen[2];
+    prefix |= at_bit(schosen[0], shift);
+    mask |= at_bit(bins - 1u, shift);
+    hi = shift;
+    barrier();  // the counts and the chosen digit are written again by the next digit
+  }
+
+  // Gather in row order: the keys below the prefix, and of those sharing it all of them or,
+  // when they are one key too many to hold, the first `need` by position. Element order
+  // within a chunk is (item, subgroup, lane), so a lane's ballots rank it among its item's
+  // lanes and the subgroups' counts before it place the item's run.
+  const uint eq_cap = below + match <= CAND ? match : need;
+  const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
+  const uint me = sg * gl_SubgroupSize + gl_SubgroupInvocationID;
+  uint lt_seen = 0u, eq_seen = 0u;
+  for (uint base = 0u; base < n && (lt_seen < below || eq_seen < eq_cap);
+       base += GATHER_ITEMS * wg) {
+    uvec2 raw[GATHER_ITEMS];
+    [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i)
+      raw[i] = read_input(row.x + min(base + i * wg + me, n - 1u) * P.strides.x);
+    uvec2 keys[GATHER_ITEMS];
+    uint ranks[GATHER_ITEMS];  // below in the low 16 bits, sharing in the high 16
+    uint lt_bits = 0u, eq_bits = 0u;
+    [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
+      keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
+      const uvec2 m = keys[i] & mask;
+      const bool in_row = base + i * wg + me < n;
+      const bool lt = in_row && key_less(m, prefix), eq = in_row && m == prefix;
+      const uvec4 bl = subgroupBallot(lt), be = subgroupBallot(eq);
+      ranks[i] = subgroupBallotExclusiveBitCount(bl) | (subgroupBallotExclusiveBitCount(be) << 16);
+      if (subgroupElect())
+        sgather[i * nsg + sg] = subgroupBallotBitCount(bl) | (subgroupBallotBitCount(be) << 16);
+      if (lt) lt_bits |= 1u << i;
+      if (eq) eq_bits |= 1u << i;
+    }
+    barrier();
+    // Each item's counts before this subgroup's run (item-major order), and the chunk's.
+    uint before[GATHER_ITEMS], total = 0u;
+    [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
+      uint earlier = 0u, item_total = 0u;
+      for (uint s = 0u; s < nsg; ++s) {
+        const uint c = sgather[i * nsg + s];
+        if (s < sg) earlier += c;
+        item_total += c;
+      }
+      before[i] = total + earlier;
+      total += item_total;
+    }
+    [[unroll]] for (uint i = 0u; i < GATHER_ITEMS; ++i) {
+      const bool lt = (lt_bits >> i & 1u) != 0u, eq = (eq_bits >> i & 1u) != 0u;
+      const uint at = before[i] + ranks[i];
+      const uint lt_at = lt_seen + (at & 0xffffu), eq_at = eq_seen + (at >> 16);
+      if (lt || (eq && eq_at < eq_cap)) {
+        const uint slot = lt_at + min(eq_at, eq_cap);
+        store_key(slot, keys[i]);
+        store_pos(slot, base + i * wg + me);
       }
     }
-    for (uint s = t; s < k; s += wg) write_out(row, s, load_pos(s));
-    barrier();  // the next row's counts reuse the buffer
+    lt_seen += total & 0xffffu;
+    eq_seen += total >> 16;
+    barrier();  // sgather is written again by the next chunk
+  }
+  return below + min(match, eq_cap);
+}
+
+// Candidate i's key (`of_pos` false) or position, as a key-sized value.
+uvec2 candidate_value(uint i, bool of_pos) { return of_pos ? uvec2(load_pos(i), 0u) : load_key(i); }
+// Whether candidate i is among those narrowed: its value shares `prefix` under `mask` (and,
+// for positions, its key is `key`).
+bool candidate_in(uint i, bool of_pos, uvec2 key, uvec2 prefix, uvec2 mask) {
+  return (!of_pos || load_key(i) == key) && (candidate_value(i, of_pos) & mask) == prefix;
+}
+
+// The `need`-th smallest value (keys, or the positions of the candidates whose key is `key`)
+// among the first c candidates, narrowed 8 bits a pass from bit `hi` down until one candidate
+// shares the prefix or no bit is left; returns the whole value.
+uvec2 narrow_candidates(uint c, bool of_pos, uvec2 key, uint hi, inout uint need,
+                        inout uint match) {
+  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  uvec2 prefix = uvec2(0u), mask = uvec2(0u);
+  while (hi > 0u && match > 1u) {
+    const uint width = min(8u, hi), shift = hi - width, bins = 1u << width;
+    for (uint b = t; b < bins; b += wg) sbins[b] = 0u;
+    barrier();
+    for (uint i = t; i < c; i += wg)
+      if (candidate_in(i, of_pos, key, prefix, mask))
+        atomicAdd(sbins[bits_of(candidate_value(i, of_pos), shift, width)], 1u);
+    barrier();
+    choose_bin(true, bins, need);
+    need -= schosen[1];
+    match = schosen[2];
+    prefix |= at_bit(schosen[0], shift);
+    mask |= at_bit(bins - 1u, shift);
+    hi = shift;
+    barrier();  // the counts and the chosen bin are written again by the next pass
+  }
+  if (hi == 0u) return prefix;
+  // One candidate shares the prefix: its value has the bits below it.
+  for (uint i = t; i < c; i += wg)
+    if (candidate_in(i, of_pos, key, prefix, mask)) sfound = candidate_value(i, of_pos);
+  barrier();
+  const uvec2 found = sfound;
+  barrier();
+  return found;
+}
+
+// Keeps in sbuf the k smallest (key, position) pairs of its first c candidates (c >= k), in no
+// particular order, and returns the largest key kept: an element met later (at a larger
+// position) is among the row's k smallest only with a smaller key.
+uvec2 keep_smallest(uint c, uint k, uint bits, uint n) {
+  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  uint need = k, match = c;
+  const uvec2 kth = narrow_candidates(c, false, uvec2(0u), bits, need, match);
+  // Of the `match` candidates whose key is kth, the `need` first by position are kept.
+  uint last_pos = 0xffffffffu;
+  if (match > need) last_pos = narrow_candidates(c, true, kth, findMSB(n - 1u) + 1u, need, match).x;
+  // Compact a workgroup's width at a time: a kept candidate moves to a slot no later than its
+  // own, which this window has already read or an earlier one has.
+  const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
+  uint kept = 0u;
+  for (uint w = 0u; w < c; w += wg) {
+    const uint i = w + t;
+    uvec2 key = uvec2(0u);
+    uint pos = 0u;
+    bool keep = false;
+    if (i < c) {
+      key = load_key(i);
+      pos = load_pos(i);
+      keep = key_less(key, kth) || (key == kth && pos <= last_pos);
+    }
+    const uvec4 ballot = subgroupBallot(keep);
+    const uint rank = subgroupBallotExclusiveBitCount(ballot);
+    if (subgroupElect()) sgather[sg] = subgroupBallotBitCount(ballot);
+    barrier();
+    uint before = 0u, total = 0u;
+    for (uint s = 0u; s < nsg; ++s) {
+      if (s < sg) before += sgather[s];
+      total += sgather[s];
+    }
+    if (keep) {
+      const uint slot = kept + before + rank;
+      store_key(slot, key);
+      store_pos(slot, pos);
+    }
+    kept += total;
+    barrier();  // sgather is written again by the next window
+  }
+  return kth;
+}
+
+// The filter method (k + FILTER_ITEMS · workgroup <= CAND, so a chunk always fits): one read of the row. Elements are appended to sbuf while they can still be among the k
+// smallest — all of them until it fills, then those with a key below the largest of the k
+// kept at the last compaction (keep_smallest) — so on random keys a few hundred of a row's
+// 128256 are ever held. Returns the candidates' count (the row's k smallest among them).
+uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
+  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  const uint chunk = FILTER_ITEMS * wg;
+  uvec2 bound = uvec2(0u);  // elements with keys below it are appended (once `bounded`)
+  bool bounded = false;
+  uint held = 0u;
+  if (t == 0u) scount = 0u;
+  uvec2 raw[FILTER_ITEMS];  // the next chunk's elements, loaded while this one is appended
+  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
+    raw[i] = read_input(row.x + min(i * wg + t, n - 1u) * P.strides.x);
+  barrier();  // scount is cleared
+  for (uint base = 0u; base < n; base += chunk) {
+    uvec2 keys[FILTER_ITEMS];
+    uint take = 0u;  // a bit an item
+    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
+      keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
+      if (base + i * wg + t < n && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
+    }
+    const uint next = base + chunk;
+    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
+      raw[i] = read_input(row.x + min(next + i * wg + t, n - 1u) * P.strides.x);
+    // The subgroup's run: its lanes' items ranked by ballots, one shared atomic for its slots.
+    uint ranks[FILTER_ITEMS], run = 0u;
+    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
+      const uvec4 b = subgroupBallot((take >> i & 1u) != 0u);
+      ranks[i] = run + subgroupBallotExclusiveBitCount(b);
+      run += subgroupBallotBitCount(b);
+    }
+    if (run > 0u) {
+      uint first = 0u;
+      if (subgroupElect()) first = atomicAdd(scount, run);
+      first = subgroupBroadcastFirst(first);
+      [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
+        if ((take >> i & 1u) != 0u) {
+          store_key(first + ranks[i], keys[i]);
+          store_pos(first + ranks[i], base + i * wg + t);
+        }
+    }
+    barrier();
+    held = scount;
+    barrier();  // every invocation has read the count before the next chunk adds to it
+    if (held + chunk > CAND && next < n) {
+      bound = keep_smallest(held, k, bits, n);
+      bounded = true;
+      held = k;
+      if (t == 0u) scount = k;
+      barrier();
+    }
+  }
+  return held;
+}
+
+// 3. Sort the m candidates over the next power of two (pads above every real pair), write the
+// first k.
+void sort_and_write(uvec3 row, uint m, uint k) {
+  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  uint span = 1u;
+  while (span < m) span <<= 1u;
+  for (uint i = m + t; i < span; i += wg) {
+    store_key(i, uvec2(0xffffffffu));
+    store_pos(i, 0xffffffffu);
+  }
+  barrier();
+  for (uint kk = 2u; kk <= span; kk <<= 1u) {
+    for (uint j = kk >> 1u; j > 0u; j >>= 1u) {
+      for (uint q = t; q < span / 2u; q += wg) {
+        const uint lo = 2u * q - (q & (j - 1u)), hi = lo + j;
+        const bool ascending = (lo & kk) == 0u || kk == span;
+        const uvec2 kl = load_key(lo), kh = load_key(hi);
+        const uint pl = load_pos(lo), ph = load_pos(hi);
+        if (pair_less(kh, ph, kl, pl) == ascending) {
+          store_key(lo, kh);
+          store_key(hi, kl);
+          store_pos(lo, ph);
+          store_pos(hi, pl);
+        }
+      }
+      barrier();
+    }
+  }
+  for (uint s = t; s < k; s += wg) write_out(row, s, load_pos(s));
+  barrier();  // the next row's counts reuse the buffer
+}
+
+void main() {
+  const uint rows = P.head.x, n = P.head.y, k = P.misc.x, bits = P.key.x;
+  for (uint r = gl_WorkGroupID.x; r < rows; r += P.head.w) {
+    const uvec3 row = row_offsets(r);
+    const uint m = P.misc.y != 0u ? filter_candidates(row, n, k, bits)
+                                  : narrow_and_gather(row, n, k, bits);
+    sort_and_write(row, m, k);
   }
 }
