@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The H200 run of issue 12's last speed steps (2026-12-03, eighth session): onesweep passes of
-# their own stage with (key, position) words, the join family (cat as one launch), Vulkan's
-# radix sorts and index writes — the unit tests of those families on every device, their
+# The H200 run of issue 12's last speed steps (2026-12-03, eighth and ninth sessions: onesweep
+# passes of their own stage, the join family, Vulkan's radix sorts and index writes, topk's
+# one-read filter) — the unit tests of those families on every device, their
 # conformance on cuda:0 and vulkan:0, compute-sanitizer over the sort and shape conformance, the
 # whole cuda:0 conformance and the PyTorch differential test, then the wave-1 benchmarks beside
 # PyTorch's in the same call, and with SUITES=1 the other suites once each. Each step has its
@@ -44,9 +44,11 @@ step bench_cuda_wave1 100 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1
 step torch_wave1 60 python3 bench/torch_wave1.py --json "$O/torch_wave1.json"
 step bench_vk_wave1 100 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1.json"
 NCU=(ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats)
-for k in onesweep_pass_paired:2 onesweep_histogram:1; do
+for k in filter_select_kernel:1 join:1; do
   command -v ncu >/dev/null && step "ncu_${k%%:*}" 120 "${NCU[@]}" -k "regex:${k%%:*}" -c "${k##*:}" "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --quick
 done
+# The workgroup size's effect on the Vulkan cases (256 by default).
+[ -n "${WG512:-}" ] && step bench_vk_wave1_wg512 100 env NBX_VULKAN_WORKGROUP_SIZE=512 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_wg512.json"
 if [ -n "${SUITES:-}" ]; then
   step bench_cuda_elementwise 150 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite elementwise --json "$O/nbx_cuda_elementwise.json"
   step bench_cuda_matmul 150 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite matmul --json "$O/nbx_cuda_matmul.json"
