@@ -180,11 +180,11 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
   if (p.variant == abi::kSortSelect) {
     // The candidates' keys and positions, the scan's words, three more, the gather's counts
     // (8 items × at most 64 subgroups: its gather ranks by ballots) and the filter's 256
-    // digit counts and three words (sort_select.comp).
+    // digit counts and one key (sort_select.comp).
     check_rank_device(chk, f);
     const std::uint32_t wg = dev.workgroup_size();
     const std::int64_t words = p.tile * (std::int64_t(key_words) + 1);
-    const std::int64_t smem = 4 * (words + wg + 3 + 8 * 64 + 256 + 3);
+    const std::int64_t smem = 4 * (words + wg + 3 + 8 * 64 + 256 + 2);
     if (smem > std::int64_t(ctx.features.max_shared_memory))
       chk.refuse("shared_memory.per_block", std::to_string(p.tile) + " candidates need " +
                                                 std::to_string(smem) +

@@ -7,14 +7,15 @@
 // plan's `tile`: 4096, 2048 for 8-byte keys, where shared memory holds them) come from one of
 // two methods:
 //  - filter (abi::sort_select_filters: k at most half the candidates, chunks of the other
-//    half — every topk of k <= 1024 on 4-byte keys where the full buffer fits): ONE read of the
-//    row. Each element that can still be among the k smallest is appended (ballots and one shared
-//    atomic a warp) — all of them until the buffer might not take the next chunk; then the buffer
-//    is compacted to its k smallest (key, position) pairs (8-bit digit counts over the candidates,
-//    in shared memory), and from then on only elements with a key below the largest kept are
-//    appended: a later element with an equal key loses the tie by position. On random logits a few
-//    hundred of a row's 128256 elements are ever held; rows sorted against the selection
-//    compact once a chunk, which is still one read of the row.
+//    half — every topk of k <= 1024 on 4-byte keys where the full buffer fits): ONE read of
+//    the row. Each element that can still be among the k smallest is appended in row order
+//    (ballots; a warp's run after those of the warps before it) — all of them until the buffer
+//    might not take the next chunk; then the buffer is compacted to its k smallest (key,
+//    position) pairs (8-bit digit counts over the candidates, in shared memory), and from then
+//    on only elements with a key below the largest kept are appended: a later element with an
+//    equal key loses the tie by position. On random logits a few hundred of a row's 128256
+//    elements are ever held; rows sorted against the selection compact once a chunk, which is
+//    still one read of the row.
 //  - narrow (larger k): the k-th smallest key's digits, most significant first — a histogram
 //    of the next digit (12 bits, then 8) over the keys that share the digits found so far,
 //    and the digit where the running count reaches the rank still needed — until the keys
@@ -50,7 +51,6 @@ struct SelectShared {
   u32 digit, before, count;  // the digit holding the rank still needed, and its counts
   u32 warp_lt[kRankWarps], warp_eq[kRankWarps];
   u32 bins[kDigits];  // the filter's compaction: digit counts over the candidates
-  u32 held;           // the filter: candidates held
   Key found;          // the filter's compaction: the one candidate a narrowing left
   Key keys[kCandidates<Key>];
   u32 pos[kCandidates<Key>];
@@ -254,8 +254,8 @@ NBX_GPU_INLINE Key narrow_candidates(SelectShared<Key>& sh, u32 c, Key key, int 
   return found;
 }
 
-// Keeps in sh the k smallest (key, position) pairs of its first c candidates (c >= k), in no
-// particular order, and returns the largest key kept: an element met later (at a larger
+// Keeps in sh the k smallest (key, position) pairs of its first c candidates (c >= k), in the
+// order they were held, and returns the largest key kept: an element met later (at a larger
 // position) is among the row's k smallest only with a smaller key.
 template <typename Key>
 NBX_GPU_INLINE Key keep_smallest(SelectShared<Key>& sh, u32 c, u32 k, int key_bits, u32 n) {
@@ -302,26 +302,28 @@ NBX_GPU_INLINE Key keep_smallest(SelectShared<Key>& sh, u32 c, u32 k, int key_bi
 }
 
 // The filter method (the header): one read of the row; returns the candidates' count (the
-// row's k smallest among them). C: the candidates the plan fitted; a chunk is half of them,
-// `items` elements a thread (item i of lane l in warp w: element w·32·items + i·32 + l).
+// row's k smallest among them, in row order). C: the candidates the plan fitted; a chunk is
+// half of them, `items` elements a thread (item i of lane l in warp w: element w·32·items +
+// i·32 + l, so (warp, item, lane) is row order). A warp's appended run is placed by the runs
+// of the warps before it (one barrier a chunk: the run counts alternate between two arrays),
+// so the candidates stay in row order and the stable sort breaks ties by position.
 template <typename Key, typename Elem>
 NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParams& p, u32 C,
                                      const RowReader<Key, Elem>& row) {
   constexpr int Items = kFilterItems<Key>;
   const u32 chunk = C / 2, items = chunk / kRankThreads;
   const u32 n = u32(p.row_len), k = u32(p.k);
-  const u32 lane_first = u32(threadIdx.x / kWarpSize) * kWarpSize * items + u32(lane_id());
+  const int warp = int(threadIdx.x) / kWarpSize;
+  const u32 lane_first = u32(warp) * kWarpSize * items + u32(lane_id());
   const LaneMask lanes_before = lanes_below();
   Key bound = 0;  // elements with keys below it are appended (once `bounded`)
   bool bounded = false;
   u32 held = 0;
-  if (threadIdx.x == 0) sh.held = 0;
   Elem raw[Items];  // the next chunk's elements, loaded while this one is appended
 #pragma unroll
   for (int i = 0; i < Items; ++i)
     if (u32(i) < items) raw[i] = row(lane_first + u32(i) * kWarpSize);
-  __syncthreads();  // sh.held is cleared
-  for (u32 base = 0; base < n; base += chunk) {
+  for (u32 base = 0, parity = 0; base < n; base += chunk, parity ^= 1) {
     Key key[Items];
     u32 take = 0;  // a bit an item
 #pragma unroll
@@ -335,7 +337,6 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
 #pragma unroll
     for (int i = 0; i < Items; ++i)
       if (u32(i) < items) raw[i] = row(next + lane_first + u32(i) * kWarpSize);
-    // The warp's run: its lanes' items ranked by ballots, one shared atomic for its slots.
     u32 rank[Items], run = 0;
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
@@ -343,28 +344,28 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
       rank[i] = run + u32(lane_count(b & lanes_before));
       run += u32(lane_count(b));
     }
-    if (run > 0) {  // the same on every lane of the warp
-      u32 first = 0;
-      if (lane_id() == 0) first = atomicAdd(&sh.held, run);
-      first = warp_shuffle(first, 0);
-#pragma unroll
-      for (int i = 0; i < Items; ++i)
-        if ((take >> i & 1u) != 0) {
-          sh.keys[first + rank[i]] = key[i];
-          sh.pos[first + rank[i]] = base + lane_first + u32(i) * kWarpSize;
-        }
-    }
+    u32* runs = parity ? sh.warp_lt : sh.warp_eq;
+    if (lane_id() == 0) runs[warp] = run;
     __syncthreads();
-    held = sh.held;
-    __syncthreads();  // every thread has read the count before the next chunk adds to it
+    u32 before = held;
+    for (int w = 0; w < kRankWarps; ++w) {
+      if (w < warp) before += runs[w];
+      held += runs[w];
+    }
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if ((take >> i & 1u) != 0) {
+        sh.keys[before + rank[i]] = key[i];
+        sh.pos[before + rank[i]] = base + lane_first + u32(i) * kWarpSize;
+      }
+    // `held` is the same in every thread; the compaction's first barrier orders the stores.
     if (held + chunk > C && next < n) {
       bound = keep_smallest(sh, held, k, p.key_bits, n);
       bounded = true;
       held = k;
-      if (threadIdx.x == 0) sh.held = k;
-      __syncthreads();
     }
   }
+  __syncthreads();  // the last chunk's candidates are stored
   return held;
 }
 

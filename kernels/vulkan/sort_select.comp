@@ -39,7 +39,6 @@ shared uint sbuf[BUF_WORDS];  // keys at [0, CAND · KEY_WORDS), positions after
 shared uint sscan[gl_WorkGroupSize.x];
 shared uint schosen[3];  // the digit, the count below it, its count
 shared uint sbins[256];  // the filter's compaction: digit counts over the candidates
-shared uint scount;      // the filter: candidates held
 shared uvec2 sfound;     // the filter's compaction: the one candidate left by a narrowing
 // A gather chunk's counts, item-major then subgroup: below the prefix in the low 16 bits,
 // sharing it in the high 16.
@@ -291,16 +290,15 @@ uvec2 keep_smallest(uint c, uint k, uint bits, uint n) {
 // 128256 are ever held. Returns the candidates' count (the row's k smallest among them).
 uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
   const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
   const uint chunk = FILTER_ITEMS * wg;
   uvec2 bound = uvec2(0u);  // elements with keys below it are appended (once `bounded`)
   bool bounded = false;
   uint held = 0u;
-  if (t == 0u) scount = 0u;
   uvec2 raw[FILTER_ITEMS];  // the next chunk's elements, loaded while this one is appended
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
     raw[i] = read_input(row.x + min(i * wg + t, n - 1u) * P.strides.x);
-  barrier();  // scount is cleared
-  for (uint base = 0u; base < n; base += chunk) {
+  for (uint base = 0u, parity = 0u; base < n; base += chunk, parity ^= 1u) {
     uvec2 keys[FILTER_ITEMS];
     uint take = 0u;  // a bit an item
     [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
@@ -310,34 +308,37 @@ uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
     const uint next = base + chunk;
     [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
       raw[i] = read_input(row.x + min(next + i * wg + t, n - 1u) * P.strides.x);
-    // The subgroup's run: its lanes' items ranked by ballots, one shared atomic for its slots.
+    // The subgroup's run: its lanes' items ranked by ballots, placed after the runs of the
+    // subgroups before it (their counts alternate between two halves of sgather, so one
+    // barrier a chunk suffices).
     uint ranks[FILTER_ITEMS], run = 0u;
     [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
       const uvec4 b = subgroupBallot((take >> i & 1u) != 0u);
       ranks[i] = run + subgroupBallotExclusiveBitCount(b);
       run += subgroupBallotBitCount(b);
     }
-    if (run > 0u) {
-      uint first = 0u;
-      if (subgroupElect()) first = atomicAdd(scount, run);
-      first = subgroupBroadcastFirst(first);
-      [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-        if ((take >> i & 1u) != 0u) {
-          store_key(first + ranks[i], keys[i]);
-          store_pos(first + ranks[i], base + i * wg + t);
-        }
-    }
+    const uint runs = parity * MAX_SUBGROUPS;
+    if (subgroupElect()) sgather[runs + sg] = run;
     barrier();
-    held = scount;
-    barrier();  // every invocation has read the count before the next chunk adds to it
+    uint before = held;
+    for (uint s = 0u; s < nsg; ++s) {
+      if (s < sg) before += sgather[runs + s];
+      held += sgather[runs + s];
+    }
+    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
+      if ((take >> i & 1u) != 0u) {
+        store_key(before + ranks[i], keys[i]);
+        store_pos(before + ranks[i], base + i * wg + t);
+      }
+    // `held` is the same in every invocation; the compaction's first barrier orders the
+    // stores.
     if (held + chunk > CAND && next < n) {
       bound = keep_smallest(held, k, bits, n);
       bounded = true;
       held = k;
-      if (t == 0u) scount = k;
-      barrier();
     }
   }
+  barrier();  // the last chunk's candidates are stored
   return held;
 }
 
