@@ -306,7 +306,9 @@ NBX_GPU_INLINE Key keep_smallest(SelectShared<Key>& sh, u32 c, u32 k, int key_bi
 // half of them, `items` elements a thread (item i of lane l in warp w: element w·32·items +
 // i·32 + l, so (warp, item, lane) is row order). A warp's appended run is placed by the runs
 // of the warps before it (one barrier a chunk: the run counts alternate between two arrays),
-// so the candidates stay in row order and the stable sort breaks ties by position.
+// so the candidates stay in row order and the stable sort breaks ties by position. Two chunks
+// are loaded ahead (two register sets, the loop unrolled by two): one chunk in flight a block
+// left the read at a quarter of the device's bandwidth.
 template <typename Key, typename Elem>
 NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParams& p, u32 C,
                                      const RowReader<Key, Elem>& row) {
@@ -319,11 +321,13 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
   Key bound = 0;  // elements with keys below it are appended (once `bounded`)
   bool bounded = false;
   u32 held = 0;
-  Elem raw[Items];  // the next chunk's elements, loaded while this one is appended
+  const auto load = [&](Elem(&raw)[Items], u32 base) {
 #pragma unroll
-  for (int i = 0; i < Items; ++i)
-    if (u32(i) < items) raw[i] = row(lane_first + u32(i) * kWarpSize);
-  for (u32 base = 0, parity = 0; base < n; base += chunk, parity ^= 1) {
+    for (int i = 0; i < Items; ++i)
+      if (u32(i) < items) raw[i] = row(base + lane_first + u32(i) * kWarpSize);
+  };
+  // Chunk `base` from `raw` (then reloaded with the chunk two ahead); `runs` its run counts.
+  const auto append = [&](Elem(&raw)[Items], u32 base, u32* runs) {
     Key key[Items];
     u32 take = 0;  // a bit an item
 #pragma unroll
@@ -333,10 +337,7 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
           (!bounded || key[i] < bound))
         take |= 1u << i;
     }
-    const u32 next = base + chunk;
-#pragma unroll
-    for (int i = 0; i < Items; ++i)
-      if (u32(i) < items) raw[i] = row(next + lane_first + u32(i) * kWarpSize);
+    load(raw, base + 2 * chunk);
     u32 rank[Items], run = 0;
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
@@ -344,7 +345,6 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
       rank[i] = run + u32(lane_count(b & lanes_before));
       run += u32(lane_count(b));
     }
-    u32* runs = parity ? sh.warp_lt : sh.warp_eq;
     if (lane_id() == 0) runs[warp] = run;
     __syncthreads();
     u32 before = held;
@@ -359,11 +359,18 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
         sh.pos[before + rank[i]] = base + lane_first + u32(i) * kWarpSize;
       }
     // `held` is the same in every thread; the compaction's first barrier orders the stores.
-    if (held + chunk > C && next < n) {
+    if (held + chunk > C && base + chunk < n) {
       bound = keep_smallest(sh, held, k, p.key_bits, n);
       bounded = true;
       held = k;
     }
+  };
+  Elem even[Items], odd[Items];
+  load(even, 0);
+  load(odd, chunk);
+  for (u32 base = 0; base < n; base += 2 * chunk) {
+    append(even, base, sh.warp_eq);
+    if (base + chunk < n) append(odd, base + chunk, sh.warp_lt);
   }
   __syncthreads();  // the last chunk's candidates are stored
   return held;
@@ -388,11 +395,11 @@ __global__ void __launch_bounds__(kRankThreads, 2)
     sort_candidates<Key, Elem, Items>(p, sh, m, values, indices, in, o);
 }
 
-// The filter method's kernel: four blocks a multiprocessor (64 registers), so the one read
-// keeps enough loads in flight. Its sort takes a quarter of the slots (half for 8-byte keys
+// The filter method's kernel: three blocks a multiprocessor (80 registers: two chunks of loads
+// in flight a thread). Its sort takes a quarter of the slots (half for 8-byte keys
 // with k above a quarter), the candidates compacted to k first where more are held.
 template <typename Key, typename Elem>
-__global__ void __launch_bounds__(kRankThreads, 4)
+__global__ void __launch_bounds__(kRankThreads, 3)
     filter_select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
                          long long* indices, const Elem* in) {
   constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;

@@ -284,59 +284,73 @@ uvec2 keep_smallest(uint c, uint k, uint bits, uint n) {
   return kth;
 }
 
-// The filter method (k + FILTER_ITEMS · workgroup <= CAND, so a chunk always fits): one read of the row. Elements are appended to sbuf while they can still be among the k
-// smallest — all of them until it fills, then those with a key below the largest of the k
-// kept at the last compaction (keep_smallest) — so on random keys a few hundred of a row's
-// 128256 are ever held. Returns the candidates' count (the row's k smallest among them).
-uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
+// The filter method (k + FILTER_ITEMS · workgroup <= CAND, so a chunk always fits): one read
+// of the row. Elements are appended to sbuf while they can still be among the k smallest —
+// all of them until it might not take the next chunk, then those with a key below the largest
+// of the k kept at the last compaction (keep_smallest) — so on random keys a few hundred of a
+// row's 128256 are ever held. A subgroup's run goes after the runs of the subgroups before it
+// (their counts alternate between two halves of sgather: one barrier a chunk); two chunks are
+// loaded ahead (two register sets, the loop unrolled by two), as CUDA's twin.
+
+void load_chunk(out uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint base) {
+  const uint wg = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
+  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
+    raw[i] = read_input(row.x + min(base + i * wg + t, n - 1u) * P.strides.x);
+}
+
+// Chunk `base` from `raw` (then reloaded with the chunk two ahead); `runs` the half of sgather
+// for its run counts.
+void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint bits, uint base,
+                  uint runs, inout uvec2 bound, inout bool bounded, inout uint held) {
   const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
   const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
   const uint chunk = FILTER_ITEMS * wg;
+  uvec2 keys[FILTER_ITEMS];
+  uint take = 0u;  // a bit an item
+  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
+    keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
+    if (base + i * wg + t < n && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
+  }
+  load_chunk(raw, row, n, base + 2u * chunk);
+  uint ranks[FILTER_ITEMS], run = 0u;
+  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
+    const uvec4 b = subgroupBallot((take >> i & 1u) != 0u);
+    ranks[i] = run + subgroupBallotExclusiveBitCount(b);
+    run += subgroupBallotBitCount(b);
+  }
+  if (subgroupElect()) sgather[runs + sg] = run;
+  barrier();
+  uint before = held;
+  for (uint s = 0u; s < nsg; ++s) {
+    if (s < sg) before += sgather[runs + s];
+    held += sgather[runs + s];
+  }
+  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
+    if ((take >> i & 1u) != 0u) {
+      store_key(before + ranks[i], keys[i]);
+      store_pos(before + ranks[i], base + i * wg + t);
+    }
+  // `held` is the same in every invocation; the compaction's first barrier orders the stores.
+  if (held + chunk > CAND && base + chunk < n) {
+    bound = keep_smallest(held, k, bits, n);
+    bounded = true;
+    held = k;
+  }
+}
+
+// Returns the candidates' count (the row's k smallest among them).
+uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
+  const uint chunk = FILTER_ITEMS * gl_WorkGroupSize.x;
   uvec2 bound = uvec2(0u);  // elements with keys below it are appended (once `bounded`)
   bool bounded = false;
   uint held = 0u;
-  uvec2 raw[FILTER_ITEMS];  // the next chunk's elements, loaded while this one is appended
-  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-    raw[i] = read_input(row.x + min(i * wg + t, n - 1u) * P.strides.x);
-  for (uint base = 0u, parity = 0u; base < n; base += chunk, parity ^= 1u) {
-    uvec2 keys[FILTER_ITEMS];
-    uint take = 0u;  // a bit an item
-    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
-      keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
-      if (base + i * wg + t < n && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
-    }
-    const uint next = base + chunk;
-    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-      raw[i] = read_input(row.x + min(next + i * wg + t, n - 1u) * P.strides.x);
-    // The subgroup's run: its lanes' items ranked by ballots, placed after the runs of the
-    // subgroups before it (their counts alternate between two halves of sgather, so one
-    // barrier a chunk suffices).
-    uint ranks[FILTER_ITEMS], run = 0u;
-    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
-      const uvec4 b = subgroupBallot((take >> i & 1u) != 0u);
-      ranks[i] = run + subgroupBallotExclusiveBitCount(b);
-      run += subgroupBallotBitCount(b);
-    }
-    const uint runs = parity * MAX_SUBGROUPS;
-    if (subgroupElect()) sgather[runs + sg] = run;
-    barrier();
-    uint before = held;
-    for (uint s = 0u; s < nsg; ++s) {
-      if (s < sg) before += sgather[runs + s];
-      held += sgather[runs + s];
-    }
-    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-      if ((take >> i & 1u) != 0u) {
-        store_key(before + ranks[i], keys[i]);
-        store_pos(before + ranks[i], base + i * wg + t);
-      }
-    // `held` is the same in every invocation; the compaction's first barrier orders the
-    // stores.
-    if (held + chunk > CAND && next < n) {
-      bound = keep_smallest(held, k, bits, n);
-      bounded = true;
-      held = k;
-    }
+  uvec2 even[FILTER_ITEMS], odd[FILTER_ITEMS];
+  load_chunk(even, row, n, 0u);
+  load_chunk(odd, row, n, chunk);
+  for (uint base = 0u; base < n; base += 2u * chunk) {
+    append_chunk(even, row, n, k, bits, base, 0u, bound, bounded, held);
+    if (base + chunk < n)
+      append_chunk(odd, row, n, k, bits, base + chunk, MAX_SUBGROUPS, bound, bounded, held);
   }
   barrier();  // the last chunk's candidates are stored
   return held;
