@@ -47,12 +47,6 @@ NCU=(ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --s
 for k in filter_select_kernel:1 join:1; do
   command -v ncu >/dev/null && step "ncu_${k%%:*}" 120 "${NCU[@]}" -k "regex:${k%%:*}" -c "${k##*:}" "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --quick
 done
-# EXPERIMENT: a persistent grid for cuda:0's cat (NBX_JOIN_GRID_PER_SM), 4 and 8 blocks an SM.
-if [ -n "${JOINGRID:-}" ]; then
-  for b in 4 8; do
-    step "bench_cuda_joingrid$b" 100 env NBX_JOIN_GRID_PER_SM=$b "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_joingrid$b.json"
-  done
-fi
 # The workgroup size's effect on the Vulkan cases (256 by default).
 [ -n "${WG512:-}" ] && step bench_vk_wave1_wg512 100 env NBX_VULKAN_WORKGROUP_SIZE=512 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_wg512.json"
 if [ -n "${SUITES:-}" ]; then

@@ -19,7 +19,6 @@
 //    and loads all of them before it stores any.
 // Both grids cover the work in one pass up to kMaxBlocks blocks and loop beyond it.
 #include <cstdint>
-#include <cstdlib>
 
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
@@ -260,15 +259,7 @@ void set_divider(FlatInput& in) {
 
 template <typename U>
 void launch_flat_unit(const FlatArgs& a, const GpuLaunch& l) {
-  // EXPERIMENT (2026-12-03, to be removed): NBX_JOIN_GRID_PER_SM=b caps the grid at b blocks
-  // a multiprocessor (a persistent grid-stride loop) for an A/B on the H200.
-  i64 grid = grid_of(a.blocks);
-  if (const char* e = std::getenv("NBX_JOIN_GRID_PER_SM"); e && std::atoi(e) > 0) {
-    const i64 cap =
-        i64(std::atoi(e)) * (l.options->multiprocessors > 0 ? l.options->multiprocessors : 1);
-    grid = grid < cap ? grid : cap;
-  }
-  join_flat_kernel<U><<<unsigned(grid), kJoinBlock, 0, static_cast<Stream>(l.stream)>>>(a);
+  join_flat_kernel<U><<<grid_of(a.blocks), kJoinBlock, 0, static_cast<Stream>(l.stream)>>>(a);
 }
 
 // One kernel for every input, in the unit the inputs allow; inputs that allow different units
