@@ -43,30 +43,49 @@
 #define NBX_MATMUL_TENSOR_CORES 0
 #endif
 
+namespace nbx::gpu {
 
-// The tiled kernel for operands of type T at the block's tile (validated: the accumulate
-// dtype is T's); each is defined in the translation unit that instantiates its kernels.
+// The tiled kernel for operands of type T at the block's tile (the block validated by
+// launch_matmul); each type's is defined in the translation unit that instantiates its kernels.
 template <typename T>
 ElementwiseLaunchResult launch_tiled(const abi::MatmulParams& p, const BoundBuffer* buffers,
                                      const MatmulDevice& device, Stream s);
+// matmul_kernels.cu:
 template <>
-ElementwiseLaunchResult launch_tiled<float>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_kernels.cu
+ElementwiseLaunchResult launch_tiled<float>(const abi::MatmulParams& p, const BoundBuffer* buffers,
+                                            const MatmulDevice& device, Stream s);
 template <>
-ElementwiseLaunchResult launch_tiled<half_t>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_kernels.cu
+ElementwiseLaunchResult launch_tiled<half_t>(const abi::MatmulParams& p, const BoundBuffer* buffers,
+                                             const MatmulDevice& device, Stream s);
 template <>
-ElementwiseLaunchResult launch_tiled<bfloat16_t>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_kernels.cu
+ElementwiseLaunchResult launch_tiled<bfloat16_t>(const abi::MatmulParams& p,
+                                                 const BoundBuffer* buffers,
+                                                 const MatmulDevice& device, Stream s);
+// matmul_f64_i64_kernels.cu:
 template <>
-ElementwiseLaunchResult launch_tiled<double>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_f64_i64_kernels.cu
+ElementwiseLaunchResult launch_tiled<double>(const abi::MatmulParams& p, const BoundBuffer* buffers,
+                                             const MatmulDevice& device, Stream s);
 template <>
-ElementwiseLaunchResult launch_tiled<i64>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_f64_i64_kernels.cu
+ElementwiseLaunchResult launch_tiled<i64>(const abi::MatmulParams& p, const BoundBuffer* buffers,
+                                          const MatmulDevice& device, Stream s);
+// matmul_i8_u8_kernels.cu:
 template <>
-ElementwiseLaunchResult launch_tiled<std::int8_t>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_i8_u8_kernels.cu
+ElementwiseLaunchResult launch_tiled<std::int8_t>(const abi::MatmulParams& p,
+                                                  const BoundBuffer* buffers,
+                                                  const MatmulDevice& device, Stream s);
 template <>
-ElementwiseLaunchResult launch_tiled<std::uint8_t>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_i8_u8_kernels.cu
+ElementwiseLaunchResult launch_tiled<std::uint8_t>(const abi::MatmulParams& p,
+                                                   const BoundBuffer* buffers,
+                                                   const MatmulDevice& device, Stream s);
+// matmul_i16_i32_kernels.cu:
 template <>
-ElementwiseLaunchResult launch_tiled<std::int16_t>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_i16_i32_kernels.cu
+ElementwiseLaunchResult launch_tiled<std::int16_t>(const abi::MatmulParams& p,
+                                                   const BoundBuffer* buffers,
+                                                   const MatmulDevice& device, Stream s);
 template <>
-ElementwiseLaunchResult launch_tiled<std::int32_t>(const abi::MatmulParams& p, const BoundBuffer* buffers, const MatmulDevice& device, Stream s);  // matmul_i16_i32_kernels.cu
+ElementwiseLaunchResult launch_tiled<std::int32_t>(const abi::MatmulParams& p,
+                                                   const BoundBuffer* buffers,
+                                                   const MatmulDevice& device, Stream s);
 
 namespace {
 

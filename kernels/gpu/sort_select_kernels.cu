@@ -105,7 +105,7 @@ struct RowReader {
     return in[o.in + i64(j < n ? j : n - 1) * p.in_row_stride];
   }
   NBX_GPU_INLINE Key key(Elem raw) const {
-    return Key(sort_key(raw_bits(raw), p.dtype, p.key_bits, p.descending != 0));
+    return sort_key_in<Key>(Key(raw_bits(raw)), p.dtype, p.key_bits, p.descending != 0);
   }
 };
 
@@ -306,9 +306,8 @@ NBX_GPU_INLINE Key keep_smallest(SelectShared<Key>& sh, u32 c, u32 k, int key_bi
 // half of them, `items` elements a thread (item i of lane l in warp w: element w·32·items +
 // i·32 + l, so (warp, item, lane) is row order). A warp's appended run is placed by the runs
 // of the warps before it (one barrier a chunk: the run counts alternate between two arrays),
-// so the candidates stay in row order and the stable sort breaks ties by position. Two chunks
-// are loaded ahead (two register sets, the loop unrolled by two): one chunk in flight a block
-// left the read at a quarter of the device's bandwidth.
+// so the candidates stay in row order and the stable sort breaks ties by position. The next
+// chunk is loaded while this one is appended (two chunks ahead measured no faster).
 template <typename Key, typename Elem>
 NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParams& p, u32 C,
                                      const RowReader<Key, Elem>& row) {
@@ -326,7 +325,7 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
     for (int i = 0; i < Items; ++i)
       if (u32(i) < items) raw[i] = row(base + lane_first + u32(i) * kWarpSize);
   };
-  // Chunk `base` from `raw` (then reloaded with the chunk two ahead); `runs` its run counts.
+  // Chunk `base` from `raw` (then reloaded with the next chunk); `runs` its run counts.
   const auto append = [&](Elem(&raw)[Items], u32 base, u32* runs) {
     Key key[Items];
     u32 take = 0;  // a bit an item
@@ -337,7 +336,7 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
           (!bounded || key[i] < bound))
         take |= 1u << i;
     }
-    load(raw, base + 2 * chunk);
+    load(raw, base + chunk);
     u32 rank[Items], run = 0;
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
@@ -365,13 +364,10 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
       held = k;
     }
   };
-  Elem even[Items], odd[Items];
-  load(even, 0);
-  load(odd, chunk);
-  for (u32 base = 0; base < n; base += 2 * chunk) {
-    append(even, base, sh.warp_eq);
-    if (base + chunk < n) append(odd, base + chunk, sh.warp_lt);
-  }
+  Elem raw[Items];
+  load(raw, 0);
+  for (u32 base = 0, parity = 0; base < n; base += chunk, parity ^= 1)
+    append(raw, base, parity ? sh.warp_lt : sh.warp_eq);
   __syncthreads();  // the last chunk's candidates are stored
   return held;
 }
@@ -395,11 +391,11 @@ __global__ void __launch_bounds__(kRankThreads, 2)
     sort_candidates<Key, Elem, Items>(p, sh, m, values, indices, in, o);
 }
 
-// The filter method's kernel: three blocks a multiprocessor (80 registers: two chunks of loads
-// in flight a thread). Its sort takes a quarter of the slots (half for 8-byte keys
+// The filter method's kernel: four blocks a multiprocessor (64 registers), so the one read has
+// the warps to keep loads in flight. Its sort takes a quarter of the slots (half for 8-byte keys
 // with k above a quarter), the candidates compacted to k first where more are held.
 template <typename Key, typename Elem>
-__global__ void __launch_bounds__(kRankThreads, 3)
+__global__ void __launch_bounds__(kRankThreads, 4)
     filter_select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
                          long long* indices, const Elem* in) {
   constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;

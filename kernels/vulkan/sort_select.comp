@@ -289,8 +289,8 @@ uvec2 keep_smallest(uint c, uint k, uint bits, uint n) {
 // all of them until it might not take the next chunk, then those with a key below the largest
 // of the k kept at the last compaction (keep_smallest) — so on random keys a few hundred of a
 // row's 128256 are ever held. A subgroup's run goes after the runs of the subgroups before it
-// (their counts alternate between two halves of sgather: one barrier a chunk); two chunks are
-// loaded ahead (two register sets, the loop unrolled by two), as CUDA's twin.
+// (their counts alternate between two halves of sgather: one barrier a chunk); the next chunk
+// is loaded while this one is appended, as CUDA's twin.
 
 void load_chunk(out uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint base) {
   const uint wg = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
@@ -298,7 +298,7 @@ void load_chunk(out uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint base) {
     raw[i] = read_input(row.x + min(base + i * wg + t, n - 1u) * P.strides.x);
 }
 
-// Chunk `base` from `raw` (then reloaded with the chunk two ahead); `runs` the half of sgather
+// Chunk `base` from `raw` (then reloaded with the next chunk); `runs` the half of sgather
 // for its run counts.
 void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint bits, uint base,
                   uint runs, inout uvec2 bound, inout bool bounded, inout uint held) {
@@ -311,7 +311,7 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
     keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
     if (base + i * wg + t < n && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
   }
-  load_chunk(raw, row, n, base + 2u * chunk);
+  load_chunk(raw, row, n, base + chunk);
   uint ranks[FILTER_ITEMS], run = 0u;
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
     const uvec4 b = subgroupBallot((take >> i & 1u) != 0u);
@@ -344,14 +344,10 @@ uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
   uvec2 bound = uvec2(0u);  // elements with keys below it are appended (once `bounded`)
   bool bounded = false;
   uint held = 0u;
-  uvec2 even[FILTER_ITEMS], odd[FILTER_ITEMS];
-  load_chunk(even, row, n, 0u);
-  load_chunk(odd, row, n, chunk);
-  for (uint base = 0u; base < n; base += 2u * chunk) {
-    append_chunk(even, row, n, k, bits, base, 0u, bound, bounded, held);
-    if (base + chunk < n)
-      append_chunk(odd, row, n, k, bits, base + chunk, MAX_SUBGROUPS, bound, bounded, held);
-  }
+  uvec2 raw[FILTER_ITEMS];
+  load_chunk(raw, row, n, 0u);
+  for (uint base = 0u, parity = 0u; base < n; base += chunk, parity ^= 1u)
+    append_chunk(raw, row, n, k, bits, base, parity * MAX_SUBGROUPS, bound, bounded, held);
   barrier();  // the last chunk's candidates are stored
   return held;
 }
