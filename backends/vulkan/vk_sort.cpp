@@ -197,6 +197,10 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     const std::uint32_t filter_items = std::uint32_t(
         std::min<std::int64_t>(abi::sort_select_filter_chunk(p.tile) / std::int64_t(wg), 8));
     const bool filter = abi::sort_select_filters(p.k, p.tile) && filter_items > 0;
+    // 16-byte reads where every row of 4-byte elements is whole quads at aligned places.
+    bool quads = item == 4 && key_words == 1 && p.in_row_stride == 1 && p.in_offset % 4 == 0 &&
+                 p.row_len % 4 == 0 && filter_items % 4 == 0;
+    for (int d = 0; d < p.outer_ndim; ++d) quads = quads && p.in_outer_strides[d] % 4 == 0;
     g.misc[0] = std::uint32_t(p.k);
     g.misc[1] = filter ? 1u : 0u;
     const std::uint32_t spec[] = {wg,
@@ -205,7 +209,8 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                   key_words,
                                   std::uint32_t(words),
                                   first_bits,
-                                  std::max(filter_items, 1u)};
+                                  std::max(filter_items, 1u),
+                                  quads ? 1u : 0u};
     record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }

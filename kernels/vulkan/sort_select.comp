@@ -21,6 +21,7 @@
 //    candidates' buffer, free until the gather.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
 #include "sort_keys.glsl"
 #include "sort_common.glsl"
@@ -30,6 +31,11 @@ layout(constant_id = 3) const uint KEY_WORDS = 1u;     // 2 for 64-bit keys
 layout(constant_id = 4) const uint BUF_WORDS = 8192u;  // CAND × (KEY_WORDS + 1)
 layout(constant_id = 5) const uint FIRST_BITS = 12u;   // 2^FIRST_BITS <= BUF_WORDS
 layout(constant_id = 6) const uint FILTER_ITEMS = 8u;  // elements an invocation a filter chunk
+// 1: the filter reads 4-byte elements 16 bytes at a time (rows of stride 1 whose starts and
+// lengths are multiples of 4; FILTER_ITEMS a multiple of 4): a quarter of the loads and their
+// address arithmetic.
+layout(constant_id = 7) const uint VEC4 = 0u;
+layout(set = 0, binding = 3) readonly buffer S128 { uvec4 v[]; } s128;
 
 const uint COUNT_UNROLL = 16u;  // loads in flight an invocation while counting
 const uint GATHER_ITEMS = 8u;   // elements an invocation gathers a chunk
@@ -290,45 +296,64 @@ uvec2 keep_smallest(uint c, uint k, uint bits, uint n) {
 // of the k kept at the last compaction (keep_smallest) — so on random keys a few hundred of a
 // row's 128256 are ever held. A subgroup's run goes after the runs of the subgroups before it
 // (their counts alternate between two halves of sgather: one barrier a chunk); the next chunk
-// is loaded while this one is appended, as CUDA's twin.
+// is loaded while this one is appended.
+
+// The row position of invocation t's item i of a chunk: i · wg + t, or with VEC4 element i % 4
+// of the quad (i / 4) · wg + t.
+uint chunk_element(uint i) {
+  const uint wg = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
+  return VEC4 == 1u ? (((i >> 2u) * wg + t) << 2u) + (i & 3u) : i * wg + t;
+}
 
 void load_chunk(out uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint base) {
   const uint wg = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
+  if (VEC4 == 1u) {
+    // Quads past the row's end read its last quad.
+    const uint last = (n >> 2u) - 1u;
+    [[unroll]] for (uint q = 0u; q < FILTER_ITEMS / 4u; ++q) {
+      const uvec4 w = s128.v[(row.x >> 2u) + min((base >> 2u) + q * wg + t, last)];
+      raw[4u * q] = uvec2(w.x, 0u);
+      raw[4u * q + 1u] = uvec2(w.y, 0u);
+      raw[4u * q + 2u] = uvec2(w.z, 0u);
+      raw[4u * q + 3u] = uvec2(w.w, 0u);
+    }
+    return;
+  }
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
     raw[i] = read_input(row.x + min(base + i * wg + t, n - 1u) * P.strides.x);
 }
 
 // Chunk `base` from `raw` (then reloaded with the next chunk); `runs` the half of sgather
-// for its run counts.
+// for its run counts. An invocation's appended elements are consecutive, after those of the
+// invocations before it in its subgroup (one exclusive add); the bitonic sort orders ties by
+// position, so the candidates' order is free.
 void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint bits, uint base,
                   uint runs, inout uvec2 bound, inout bool bounded, inout uint held) {
-  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  const uint wg = gl_WorkGroupSize.x;
   const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
   const uint chunk = FILTER_ITEMS * wg;
   uvec2 keys[FILTER_ITEMS];
   uint take = 0u;  // a bit an item
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
     keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
-    if (base + i * wg + t < n && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
+    if (base + chunk_element(i) < n && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
   }
   load_chunk(raw, row, n, base + chunk);
-  uint ranks[FILTER_ITEMS], run = 0u;
-  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
-    const uvec4 b = subgroupBallot((take >> i & 1u) != 0u);
-    ranks[i] = run + subgroupBallotExclusiveBitCount(b);
-    run += subgroupBallotBitCount(b);
-  }
+  const uint mine = bitCount(take);
+  const uint first = subgroupExclusiveAdd(mine), run = subgroupAdd(mine);
   if (subgroupElect()) sgather[runs + sg] = run;
   barrier();
-  uint before = held;
+  uint slot = held;
   for (uint s = 0u; s < nsg; ++s) {
-    if (s < sg) before += sgather[runs + s];
+    if (s < sg) slot += sgather[runs + s];
     held += sgather[runs + s];
   }
+  slot += first;
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
     if ((take >> i & 1u) != 0u) {
-      store_key(before + ranks[i], keys[i]);
-      store_pos(before + ranks[i], base + i * wg + t);
+      store_key(slot, keys[i]);
+      store_pos(slot, base + chunk_element(i));
+      ++slot;
     }
   // `held` is the same in every invocation; the compaction's first barrier orders the stores.
   if (held + chunk > CAND && base + chunk < n) {
