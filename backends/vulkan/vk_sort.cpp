@@ -28,8 +28,8 @@ struct GpuParams {
   std::uint32_t key[4];      // bits, kind, mantissa, descending
   std::uint32_t strides[4];  // input, values, indices row strides
   std::uint32_t offsets[4];  // input, values, indices
-  // rows: segment, log2(segment), tile; select: k, 1 for the filter; onesweep: tiles per row,
-  // pass, histogram tiles per workgroup
+  // rows: segment, log2(segment), tile; select: k; onesweep: tiles per row, pass, histogram
+  // tiles per workgroup
   std::uint32_t misc[4];
   std::uint32_t sizes[8], in_strides[8], values_strides[8], indices_strides[8];
 };
@@ -202,7 +202,6 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                  p.row_len % 4 == 0 && filter_items % 4 == 0;
     for (int d = 0; d < p.outer_ndim; ++d) quads = quads && p.in_outer_strides[d] % 4 == 0;
     g.misc[0] = std::uint32_t(p.k);
-    g.misc[1] = filter ? 1u : 0u;
     const std::uint32_t spec[] = {wg,
                                   item,
                                   std::uint32_t(p.tile),
@@ -210,7 +209,8 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                   std::uint32_t(words),
                                   first_bits,
                                   std::max(filter_items, 1u),
-                                  quads ? 1u : 0u};
+                                  quads ? 1u : 0u,
+                                  filter ? 1u : 0u};
     record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }

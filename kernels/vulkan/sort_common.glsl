@@ -13,7 +13,7 @@ layout(std140, set = 0, binding = 0) uniform Params {
   uvec4 key;      // x bits, y kind (0 unsigned/bool, 1 signed, 2 floating), z mantissa, w descending
   uvec4 strides;  // x input row stride, y values row stride, z indices row stride
   uvec4 offsets;  // x input, y values, z indices
-  uvec4 misc;     // rows: x segment, y log2(segment), z tile; select: x k, y the filter;
+  uvec4 misc;     // rows: x segment, y log2(segment), z tile; select: x k;
                   // onesweep: x tiles per row, y pass, z histogram tiles per workgroup
   uvec4 sizes[2];
   uvec4 in_strides[2];

@@ -5,7 +5,7 @@
 // sorts them as (key, position) pairs by a bitonic network over the next power of two and
 // writes the first k (values copied from the input by position, bit for bit). The candidates
 // come from one of two methods:
-//  - filter (misc.y = 1: abi::sort_select_filters, so k and a chunk fit CAND): one read
+//  - filter (FILTER = 1: abi::sort_select_filters, so k and a chunk fit CAND): one read
 //    of the row, appending each element that can still be among the k smallest — all until
 //    the buffer fills, then those below the largest key of the k smallest held, which a
 //    compaction in shared memory finds (8-bit digit counts over the candidates) whenever the
@@ -35,6 +35,10 @@ layout(constant_id = 6) const uint FILTER_ITEMS = 8u;  // elements an invocation
 // lengths are multiples of 4; FILTER_ITEMS a multiple of 4): a quarter of the loads and their
 // address arithmetic.
 layout(constant_id = 7) const uint VEC4 = 0u;
+// 1: the filter method (abi::sort_select_filters), 0: narrow. A specialization constant, so a
+// pipeline holds one method and its registers (NVIDIA: both in one took 87, two workgroups a
+// multiprocessor).
+layout(constant_id = 8) const uint FILTER = 0u;
 layout(set = 0, binding = 3) readonly buffer S128 { uvec4 v[]; } s128;
 
 const uint COUNT_UNROLL = 16u;  // loads in flight an invocation while counting
@@ -336,6 +340,7 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
   uint take = 0u;  // a bit an item
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
     keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
+    if (KEY_WORDS == 1u) keys[i].y = 0u;  // known to the compiler: one register a key
     if (base + chunk_element(i) < n && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
   }
   load_chunk(raw, row, n, base + chunk);
@@ -374,6 +379,14 @@ uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
   for (uint base = 0u, parity = 0u; base < n; base += chunk, parity ^= 1u)
     append_chunk(raw, row, n, k, bits, base, parity * MAX_SUBGROUPS, bound, bounded, held);
   barrier();  // the last chunk's candidates are stored
+  // Compacted to k where that shrinks the bitonic sort's span (about 1500 held on random
+  // logits: 2048 slots, 64 for k = 50).
+  uint span = 1u;
+  while (span < k) span <<= 1u;
+  if (held > span) {
+    keep_smallest(held, k, bits, n);
+    held = k;
+  }
   return held;
 }
 
@@ -413,8 +426,8 @@ void main() {
   const uint rows = P.head.x, n = P.head.y, k = P.misc.x, bits = P.key.x;
   for (uint r = gl_WorkGroupID.x; r < rows; r += P.head.w) {
     const uvec3 row = row_offsets(r);
-    const uint m = P.misc.y != 0u ? filter_candidates(row, n, k, bits)
-                                  : narrow_and_gather(row, n, k, bits);
+    const uint m =
+        FILTER == 1u ? filter_candidates(row, n, k, bits) : narrow_and_gather(row, n, k, bits);
     sort_and_write(row, m, k);
   }
 }
