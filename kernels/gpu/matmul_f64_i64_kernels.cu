@@ -4,16 +4,7 @@
 
 namespace nbx::gpu {
 
-template <>
-ElementwiseLaunchResult launch_tiled<double>(const abi::MatmulParams& p, const BoundBuffer* buffers,
-                                             const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<double>(p, buffers, device, s);
-}
-
-template <>
-ElementwiseLaunchResult launch_tiled<i64>(const abi::MatmulParams& p, const BoundBuffer* buffers,
-                                          const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<i64>(p, buffers, device, s);
-}
+NBX_MATMUL_TILED_DEFINE(double)
+NBX_MATMUL_TILED_DEFINE(i64)
 
 }  // namespace nbx::gpu

@@ -4,18 +4,7 @@
 
 namespace nbx::gpu {
 
-template <>
-ElementwiseLaunchResult launch_tiled<std::int16_t>(const abi::MatmulParams& p,
-                                                   const BoundBuffer* buffers,
-                                                   const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<std::int16_t>(p, buffers, device, s);
-}
-
-template <>
-ElementwiseLaunchResult launch_tiled<std::int32_t>(const abi::MatmulParams& p,
-                                                   const BoundBuffer* buffers,
-                                                   const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<std::int32_t>(p, buffers, device, s);
-}
+NBX_MATMUL_TILED_DEFINE(std::int16_t)
+NBX_MATMUL_TILED_DEFINE(std::int32_t)
 
 }  // namespace nbx::gpu

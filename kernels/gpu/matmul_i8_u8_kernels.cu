@@ -4,18 +4,7 @@
 
 namespace nbx::gpu {
 
-template <>
-ElementwiseLaunchResult launch_tiled<std::int8_t>(const abi::MatmulParams& p,
-                                                  const BoundBuffer* buffers,
-                                                  const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<std::int8_t>(p, buffers, device, s);
-}
-
-template <>
-ElementwiseLaunchResult launch_tiled<std::uint8_t>(const abi::MatmulParams& p,
-                                                   const BoundBuffer* buffers,
-                                                   const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<std::uint8_t>(p, buffers, device, s);
-}
+NBX_MATMUL_TILED_DEFINE(std::int8_t)
+NBX_MATMUL_TILED_DEFINE(std::uint8_t)
 
 }  // namespace nbx::gpu

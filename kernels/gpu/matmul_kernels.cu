@@ -8,24 +8,9 @@
 
 namespace nbx::gpu {
 
-template <>
-ElementwiseLaunchResult launch_tiled<float>(const abi::MatmulParams& p, const BoundBuffer* buffers,
-                                            const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<float>(p, buffers, device, s);
-}
-
-template <>
-ElementwiseLaunchResult launch_tiled<half_t>(const abi::MatmulParams& p, const BoundBuffer* buffers,
-                                             const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<half_t>(p, buffers, device, s);
-}
-
-template <>
-ElementwiseLaunchResult launch_tiled<bfloat16_t>(const abi::MatmulParams& p,
-                                                 const BoundBuffer* buffers,
-                                                 const MatmulDevice& device, Stream s) {
-  return run_tiled_shape<bfloat16_t>(p, buffers, device, s);
-}
+NBX_MATMUL_TILED_DEFINE(float)
+NBX_MATMUL_TILED_DEFINE(half_t)
+NBX_MATMUL_TILED_DEFINE(bfloat16_t)
 
 namespace {
 

@@ -46,46 +46,29 @@
 namespace nbx::gpu {
 
 // The tiled kernel for operands of type T at the block's tile (the block validated by
-// launch_matmul); each type's is defined in the translation unit that instantiates its kernels.
+// launch_matmul); each type's is defined, by NBX_MATMUL_TILED_DEFINE, in the translation unit
+// that instantiates its kernels: float32, float16 and bfloat16 in matmul_kernels.cu, the others
+// in matmul_f64_i64_kernels.cu, matmul_i8_u8_kernels.cu and matmul_i16_i32_kernels.cu.
 template <typename T>
 ElementwiseLaunchResult launch_tiled(const abi::MatmulParams& p, const BoundBuffer* buffers,
                                      const MatmulDevice& device, Stream s);
-// matmul_kernels.cu:
-template <>
-ElementwiseLaunchResult launch_tiled<float>(const abi::MatmulParams& p, const BoundBuffer* buffers,
-                                            const MatmulDevice& device, Stream s);
-template <>
-ElementwiseLaunchResult launch_tiled<half_t>(const abi::MatmulParams& p, const BoundBuffer* buffers,
-                                             const MatmulDevice& device, Stream s);
-template <>
-ElementwiseLaunchResult launch_tiled<bfloat16_t>(const abi::MatmulParams& p,
-                                                 const BoundBuffer* buffers,
-                                                 const MatmulDevice& device, Stream s);
-// matmul_f64_i64_kernels.cu:
-template <>
-ElementwiseLaunchResult launch_tiled<double>(const abi::MatmulParams& p, const BoundBuffer* buffers,
-                                             const MatmulDevice& device, Stream s);
-template <>
-ElementwiseLaunchResult launch_tiled<i64>(const abi::MatmulParams& p, const BoundBuffer* buffers,
-                                          const MatmulDevice& device, Stream s);
-// matmul_i8_u8_kernels.cu:
-template <>
-ElementwiseLaunchResult launch_tiled<std::int8_t>(const abi::MatmulParams& p,
-                                                  const BoundBuffer* buffers,
-                                                  const MatmulDevice& device, Stream s);
-template <>
-ElementwiseLaunchResult launch_tiled<std::uint8_t>(const abi::MatmulParams& p,
-                                                   const BoundBuffer* buffers,
-                                                   const MatmulDevice& device, Stream s);
-// matmul_i16_i32_kernels.cu:
-template <>
-ElementwiseLaunchResult launch_tiled<std::int16_t>(const abi::MatmulParams& p,
-                                                   const BoundBuffer* buffers,
-                                                   const MatmulDevice& device, Stream s);
-template <>
-ElementwiseLaunchResult launch_tiled<std::int32_t>(const abi::MatmulParams& p,
-                                                   const BoundBuffer* buffers,
-                                                   const MatmulDevice& device, Stream s);
+#define NBX_MATMUL_TILED(T)                                                                       \
+  template <>                                                                                     \
+  ElementwiseLaunchResult launch_tiled<T>(const abi::MatmulParams& p, const BoundBuffer* buffers, \
+                                          const MatmulDevice& device, Stream s)
+#define NBX_MATMUL_TILED_DEFINE(T)                    \
+  NBX_MATMUL_TILED(T) {                               \
+    return run_tiled_shape<T>(p, buffers, device, s); \
+  }
+NBX_MATMUL_TILED(float);
+NBX_MATMUL_TILED(half_t);
+NBX_MATMUL_TILED(bfloat16_t);
+NBX_MATMUL_TILED(double);
+NBX_MATMUL_TILED(i64);
+NBX_MATMUL_TILED(std::int8_t);
+NBX_MATMUL_TILED(std::uint8_t);
+NBX_MATMUL_TILED(std::int16_t);
+NBX_MATMUL_TILED(std::int32_t);
 
 namespace {
 

@@ -443,6 +443,25 @@ TEST_CASE("rows up to the tile sort as on the host for every key width, values b
   }
 }
 
+namespace {
+
+// topk along dim 1 on a device against the host's: the same indices, and the same values —
+// float32 bit for bit, other dtypes as float64 with NaN equal to NaN.
+void check_topk_as_host(const Tensor& on_host, const Tensor& on_device, std::int64_t k,
+                        bool largest) {
+  const ops::ValuesAndIndices want = ops::topk(on_host, k, 1, largest);
+  const ops::ValuesAndIndices got = ops::topk(on_device, k, 1, largest);
+  CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
+  if (on_host.dtype() == DType::kFloat32) {
+    CHECK(same_bits(got.values.to_host<float>(), want.values.to_host<float>()));
+    return;
+  }
+  const std::vector<double> a = got.values.to(host_device()).to(DType::kFloat64).to_host<double>(),
+                            b = want.values.to(DType::kFloat64).to_host<double>();
+  CHECK(std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                   [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }));
+}
+
 TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any candidate cap") {
   // Rows longer than a tile take the select variant on CUDA/HIP and Vulkan (the tournament on
   // the host): a long run of one value (more equal keys than its candidates hold, so the
@@ -466,14 +485,7 @@ TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any can
       for (const bool largest : {true, false}) {
         CAPTURE(k);
         CAPTURE(largest);
-        const ops::ValuesAndIndices want = ops::topk(on_host, k, 1, largest);
-        const ops::ValuesAndIndices got = ops::topk(on_device, k, 1, largest);
-        CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
-        if (dt == DType::kFloat32)
-          CHECK(same_bits(got.values.to_host<float>(), want.values.to_host<float>()));
-        else
-          CHECK(got.values.to(host).to(DType::kFloat64).to_host<double>() ==
-                want.values.to(DType::kFloat64).to_host<double>());
+        check_topk_as_host(on_host, on_device, k, largest);
       }
       const ops::ValuesAndIndices kth_want = ops::kthvalue(on_host, k, 1);
       const ops::ValuesAndIndices kth_got = ops::kthvalue(on_device, k, 1);
@@ -512,15 +524,7 @@ TEST_CASE("topk's one read of a long row holds the k smallest through its compac
       for (const bool largest : {true, false}) {
         CAPTURE(k);
         CAPTURE(largest);
-        const ops::ValuesAndIndices want = ops::topk(on_host, k, 1, largest);
-        const ops::ValuesAndIndices got = ops::topk(on_device, k, 1, largest);
-        CHECK(got.indices.to_host<std::int64_t>() == want.indices.to_host<std::int64_t>());
-        // NaN equal to NaN: the values as float64 compared with their NaNs.
-        const std::vector<double> a = got.values.to(host).to(DType::kFloat64).to_host<double>(),
-                                  b = want.values.to(DType::kFloat64).to_host<double>();
-        CHECK(std::equal(a.begin(), a.end(), b.begin(), b.end(), [](double x, double y) {
-          return x == y || (std::isnan(x) && std::isnan(y));
-        }));
+        check_topk_as_host(on_host, on_device, k, largest);
       }
   });
 }
