@@ -462,6 +462,8 @@ void check_topk_as_host(const Tensor& on_host, const Tensor& on_device, std::int
                    [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }));
 }
 
+}  // namespace
+
 TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any candidate cap") {
   // Rows longer than a tile take the select variant on CUDA/HIP and Vulkan (the tournament on
   // the host): a long run of one value (more equal keys than its candidates hold, so the
