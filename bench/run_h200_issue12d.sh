@@ -45,7 +45,7 @@ step torch_wave1 60 python3 bench/torch_wave1.py --json "$O/torch_wave1.json"
 step bench_vk_wave1 100 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1.json"
 NCU=(ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats)
 # The select filter at the benchmark's size (4096 × 128256), with its stall sampling.
-command -v ncu >/dev/null && step ncu_filter_select 150 "${NCU[@]}" --section SourceCounters -k regex:filter_select -c 1 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1
+command -v ncu >/dev/null && step ncu_filter_select 150 "${NCU[@]}" --section SourceCounters -k regex:select_kernel -c 1 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1
 # The workgroup size's effect on the Vulkan cases (256 by default).
 [ -n "${WG512:-}" ] && step bench_vk_wave1_wg512 100 env NBX_VULKAN_WORKGROUP_SIZE=512 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_wg512.json"
 if [ -n "${SUITES:-}" ]; then

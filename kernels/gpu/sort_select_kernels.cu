@@ -372,55 +372,47 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
   return held;
 }
 
-// The narrow method's kernel: two blocks a multiprocessor at least (128 registers), for the
-// counting reads need the warps.
-template <typename Key, typename Elem>
-__global__ void __launch_bounds__(kRankThreads, 2)
-    narrow_select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
-                         long long* indices, const Elem* in) {
+// A block a row by one method. The narrow method's kernel runs two blocks a multiprocessor at
+// least (128 registers), for its counting reads need the warps; the filter's four (64
+// registers), so its one read has the warps to keep loads in flight, and its sort takes a
+// quarter of the slots (half for 8-byte keys with k above a quarter), the candidates compacted
+// to k first where more are held.
+template <typename Key, typename Elem, bool Filter>
+__global__ void __launch_bounds__(kRankThreads, Filter ? 4 : 2)
+    select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values, long long* indices,
+                  const Elem* in) {
   constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;
   extern __shared__ __align__(16) unsigned char select_smem[];
   SelectShared<Key>& sh = *reinterpret_cast<SelectShared<Key>*>(select_smem);
   const RowOffsets o = row_offsets(p, i64(blockIdx.x));
   const RowReader<Key, Elem> r{p, in, o};
-  const u32 m = narrow_and_gather<Key, Elem>(sh, p, u32(p.tile), r);
-  // Sort the m candidates and write the first k: a quarter of the slots where they fit.
-  if (m <= u32(kMax / 4))
-    sort_candidates<Key, Elem, Items / 4>(p, sh, m, values, indices, in, o);
-  else
-    sort_candidates<Key, Elem, Items>(p, sh, m, values, indices, in, o);
-}
-
-// The filter method's kernel: four blocks a multiprocessor (64 registers), so the one read has
-// the warps to keep loads in flight. Its sort takes a quarter of the slots (half for 8-byte keys
-// with k above a quarter), the candidates compacted to k first where more are held.
-template <typename Key, typename Elem>
-__global__ void __launch_bounds__(kRankThreads, 4)
-    filter_select_kernel(const NBX_GPU_GRID_CONSTANT abi::SortParams p, Elem* values,
-                         long long* indices, const Elem* in) {
-  constexpr int kMax = kCandidates<Key>, Items = kMax / kRankThreads;
-  extern __shared__ __align__(16) unsigned char select_smem[];
-  SelectShared<Key>& sh = *reinterpret_cast<SelectShared<Key>*>(select_smem);
-  const RowOffsets o = row_offsets(p, i64(blockIdx.x));
-  const RowReader<Key, Elem> r{p, in, o};
-  const u32 k = u32(p.k), n = u32(p.row_len);
-  u32 m = filter_candidates<Key, Elem>(sh, p, u32(p.tile), r);
-  const u32 slots = k <= u32(kMax / 4) ? u32(kMax / 4) : u32(kMax / 2);
-  if (m > slots) {
-    keep_smallest(sh, m, k, p.key_bits, n);
-    m = k;
+  if constexpr (Filter) {
+    const u32 k = u32(p.k);
+    u32 m = filter_candidates<Key, Elem>(sh, p, u32(p.tile), r);
+    const u32 slots = k <= u32(kMax / 4) ? u32(kMax / 4) : u32(kMax / 2);
+    if (m > slots) {
+      keep_smallest(sh, m, k, p.key_bits, u32(p.row_len));
+      m = k;
+    }
+    if (slots == u32(kMax / 4))
+      sort_candidates<Key, Elem, Items / 4>(p, sh, m, values, indices, in, o);
+    else
+      sort_candidates<Key, Elem, Items / 2>(p, sh, m, values, indices, in, o);
+  } else {
+    // Sort the m candidates and write the first k: a quarter of the slots where they fit.
+    const u32 m = narrow_and_gather<Key, Elem>(sh, p, u32(p.tile), r);
+    if (m <= u32(kMax / 4))
+      sort_candidates<Key, Elem, Items / 4>(p, sh, m, values, indices, in, o);
+    else
+      sort_candidates<Key, Elem, Items>(p, sh, m, values, indices, in, o);
   }
-  if (slots == u32(kMax / 4))
-    sort_candidates<Key, Elem, Items / 4>(p, sh, m, values, indices, in, o);
-  else
-    sort_candidates<Key, Elem, Items / 2>(p, sh, m, values, indices, in, o);
 }
 
 template <typename Key, typename Elem>
 void launch_select(const abi::SortParams& p, const GpuLaunch& l) {
   const SortBuffers<Elem> b = sort_buffers<Elem>(l);
-  const auto kernel = abi::sort_select_filters(p.k, p.tile) ? filter_select_kernel<Key, Elem>
-                                                            : narrow_select_kernel<Key, Elem>;
+  const auto kernel = abi::sort_select_filters(p.k, p.tile) ? select_kernel<Key, Elem, true>
+                                                            : select_kernel<Key, Elem, false>;
   kernel<<<unsigned(p.rows), kRankThreads, sizeof(SelectShared<Key>),
            static_cast<Stream>(l.stream)>>>(p, b.values, b.indices, b.in);
 }
