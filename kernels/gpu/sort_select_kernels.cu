@@ -109,10 +109,13 @@ struct RowReader {
   }
 };
 
-// Of `bins` counts, the one holding rank `need` (1-based): sh.digit, sh.before (the counts
-// below it) and sh.count. Thread t owns `per` consecutive counts; the bin is found by one.
+// One narrowing step over `bins` counts of the digit at bit `shift`: the bin holding rank
+// `need` (1-based) joins the prefix under the mask, `need` becomes the rank within it and
+// `match` its count; returns the count below it. Thread t owns `per` consecutive counts; the
+// bin is found by one. Ends with the block synchronised, so the counts may be written again.
 template <typename Key>
-NBX_GPU_INLINE void choose_bin(SelectShared<Key>& sh, const u32* counts, u32 bins, u32 need) {
+NBX_GPU_INLINE u32 narrow_to_bin(SelectShared<Key>& sh, const u32* counts, u32 bins, int shift,
+                                 u32& need, u32& match, Key& prefix, Key& mask) {
   const u32 per = bins > kRankThreads ? bins / kRankThreads : 1u;
   const u32 first = threadIdx.x * per;
   u32 sum = 0;
@@ -125,6 +128,13 @@ NBX_GPU_INLINE void choose_bin(SelectShared<Key>& sh, const u32* counts, u32 bin
     running += c;
   }
   __syncthreads();
+  const u32 below = sh.before;
+  need -= below;
+  match = sh.count;
+  prefix |= Key(sh.digit) << shift;
+  mask |= Key(bins - 1) << shift;
+  __syncthreads();  // sh.digit, before and count are written again by the next step
+  return below;
 }
 
 // The narrow method: the candidates of the row gathered into sh in row order; returns their
@@ -161,14 +171,8 @@ NBX_GPU_INLINE u32 narrow_and_gather(SelectShared<Key>& sh, const abi::SortParam
       }
     }
     __syncthreads();
-    choose_bin(sh, hist, bins, need);
-    below += sh.before;
-    need -= sh.before;
-    match = sh.count;
-    prefix |= Key(sh.digit) << shift;
-    mask |= Key(bins - 1) << shift;
+    below += narrow_to_bin(sh, hist, bins, shift, need, match, prefix, mask);
     hi = shift;
-    __syncthreads();  // the counters and the chosen digit are written again by the next digit
   }
 
   // Gather in row order: the keys below the prefix, and of those sharing it all of them or,
@@ -236,13 +240,8 @@ NBX_GPU_INLINE Key narrow_candidates(SelectShared<Key>& sh, u32 c, Key key, int 
     for (u32 i = threadIdx.x; i < c; i += kRankThreads)
       if (shares(i)) atomicAdd(&sh.bins[u32(value(i) >> shift) & (bins - 1)], 1u);
     __syncthreads();
-    choose_bin(sh, sh.bins, bins, need);
-    need -= sh.before;
-    match = sh.count;
-    prefix |= Key(sh.digit) << shift;
-    mask |= Key(bins - 1) << shift;
+    narrow_to_bin(sh, sh.bins, bins, shift, need, match, prefix, mask);
     hi = shift;
-    __syncthreads();  // the counts and the chosen bin are written again by the next pass
   }
   if (hi == 0) return prefix;
   // One candidate shares the prefix: its value has the bits below it.

@@ -98,9 +98,12 @@ uint exclusive_scan(uint v, out uint total) {
   return inclusive - v;
 }
 
-// The bin of `bins` counts (sbins when `small`, else sbuf) holding rank `need` (1-based):
-// schosen gets the bin, the count before it and its count. Called by the whole workgroup.
-void choose_bin(bool small, uint bins, uint need) {
+// One narrowing step over `bins` counts of the digit at bit `shift` (sbins when `small`, else
+// sbuf): the bin holding rank `need` (1-based) joins the prefix under the mask, `need` becomes
+// the rank within it and `match` its count; returns the count below it. Called by the whole
+// workgroup; ends with it synchronised, so the counts may be written again at once.
+uint narrow_to_bin(bool small, uint bins, uint shift, inout uint need, inout uint match,
+                   inout uvec2 prefix, inout uvec2 mask) {
   const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
   const uint per = max(bins / wg, 1u), first = t * per;
   uint sum = 0u;
@@ -117,6 +120,20 @@ void choose_bin(bool small, uint bins, uint need) {
     running += c;
   }
   barrier();
+  const uint below = schosen[1];
+  need -= below;
+  match = schosen[2];
+  prefix |= at_bit(schosen[0], shift);
+  mask |= at_bit(bins - 1u, shift);
+  barrier();  // schosen is written again by the next step
+  return below;
+}
+
+// The smallest power of two no smaller than m.
+uint span_of(uint m) {
+  uint span = 1u;
+  while (span < m) span <<= 1u;
+  return span;
 }
 
 // 1. + 2. of the narrowing method (the header): the candidates of row `row` gathered into
@@ -141,14 +158,8 @@ uint narrow_and_gather(uvec3 row, uint n, uint k, uint bits) {
       }
     }
     barrier();
-    choose_bin(false, bins, need);
-    below += schosen[1];
-    need -= schosen[1];
-    match = schosen[2];
-    prefix |= at_bit(schosen[0], shift);
-    mask |= at_bit(bins - 1u, shift);
+    below += narrow_to_bin(false, bins, shift, need, match, prefix, mask);
     hi = shift;
-    barrier();  // the counts and the chosen digit are written again by the next digit
   }
 
   // Gather in row order: the keys below the prefix, and of those sharing it all of them or,
@@ -232,13 +243,8 @@ uvec2 narrow_candidates(uint c, bool of_pos, uvec2 key, uint hi, inout uint need
       if (candidate_in(i, of_pos, key, prefix, mask))
         atomicAdd(sbins[bits_of(candidate_value(i, of_pos), shift, width)], 1u);
     barrier();
-    choose_bin(true, bins, need);
-    need -= schosen[1];
-    match = schosen[2];
-    prefix |= at_bit(schosen[0], shift);
-    mask |= at_bit(bins - 1u, shift);
+    narrow_to_bin(true, bins, shift, need, match, prefix, mask);
     hi = shift;
-    barrier();  // the counts and the chosen bin are written again by the next pass
   }
   if (hi == 0u) return prefix;
   // One candidate shares the prefix: its value has the bits below it.
@@ -381,9 +387,7 @@ uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
   barrier();  // the last chunk's candidates are stored
   // Compacted to k where that shrinks the bitonic sort's span (about 1500 held on random
   // logits: 2048 slots, 64 for k = 50).
-  uint span = 1u;
-  while (span < k) span <<= 1u;
-  if (held > span) {
+  if (held > span_of(k)) {
     keep_smallest(held, k, bits, n);
     held = k;
   }
@@ -394,8 +398,7 @@ uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
 // first k.
 void sort_and_write(uvec3 row, uint m, uint k) {
   const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  uint span = 1u;
-  while (span < m) span <<= 1u;
+  const uint span = span_of(m);
   for (uint i = m + t; i < span; i += wg) {
     store_key(i, uvec2(0xffffffffu));
     store_pos(i, 0xffffffffu);
