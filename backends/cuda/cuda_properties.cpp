@@ -53,6 +53,9 @@ DeviceProperties query_properties(int index) {
   p.extra["memory_bus_width_bits"] =
       std::to_string(attribute(cudaDevAttrGlobalMemoryBusWidth, index));
   p.extra["cuda_archs_compiled"] = NBX_CUDA_ARCHS;
+  // atomicAdd(float*) on global memory flushes subnormal inputs and results whatever -ftz says
+  // (NVIDIA's forum, "atomicAdd(float) does not add very small values"): the scatters' sums.
+  p.extra["float32_atomic_add_subnormals"] = "flushed to zero (atomicAdd on global memory)";
   return p;
 }
 

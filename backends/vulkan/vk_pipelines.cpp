@@ -167,9 +167,11 @@ VkShaderModule Pipelines::shader(const std::string& module) {
   if (words.empty())
     throw Internal("vulkan: no embedded SPIR-V module named '" + module + "' in this build.");
   std::vector<std::uint32_t> patched;
-  if (ctx_.features.denorm_preserve_f32 || ctx_.features.denorm_preserve_f64) {
-    patched = with_denorm_preserve(
-        words, {ctx_.features.denorm_preserve_f32, ctx_.features.denorm_preserve_f64});
+  if (ctx_.features.denorm_preserve_f32 || ctx_.features.denorm_preserve_f64 ||
+      ctx_.features.atomic_add_flush_f32) {
+    const bool flush = module == "scatter_rows" && ctx_.features.atomic_add_flush_f32;
+    patched = with_denorm_preserve(words, {ctx_.features.denorm_preserve_f32 || flush,
+                                           ctx_.features.denorm_preserve_f64, flush});
     words = patched;
   }
   VkShaderModuleCreateInfo si{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};

@@ -264,6 +264,32 @@ TEST_CASE("NBX_SCATTER forces the variant: atomic and sorted give the same exact
   }
 }
 
+TEST_CASE("float32 atomic sums keep subnormals unless the device says its atomic adds flush") {
+  // 1e-40 is subnormal in float32. The host keeps it; a device whose extra
+  // "float32_atomic_add_subnormals" says "flushed" (cuda:0, whose atomicAdd on global memory
+  // flushes, as PyTorch's scatter_add there; vulkan:0 on NVIDIA, which follows it so that the
+  // driver need not emulate the add) gives 0, one that says "preserved" keeps it.
+  ModeGuard guard;
+  setenv("NBX_SCATTER", "atomic", 1);
+  const float tiny = 1e-40f;
+  for (const Device& d : testing::present_devices()) {
+    CAPTURE(d.str());
+    const D got = vals(ops::scatter_add(on({0, 0}, {2}, d), 0, ids({0, 0, 1}, {3}, d),
+                                        on({tiny, tiny, tiny}, {3}, d)));
+    const D kept{double(tiny + tiny), double(tiny)};
+    const auto& extra = d.properties().extra;
+    const auto it = extra.find("float32_atomic_add_subnormals");
+    const std::string says = it == extra.end() ? "" : it->second;
+    CAPTURE(says);
+    if (d.is_host() || says.rfind("preserved", 0) == 0)
+      CHECK(got == kept);
+    else if (says.rfind("flushed", 0) == 0)
+      CHECK(got == D{0, 0});
+    else
+      CHECK((got == kept || got == D{0, 0}));
+  }
+}
+
 TEST_CASE("overlay: index writes without int64 or fp64 are refused by the op's name") {
   // Typed host vectors only: under the overlays the host itself lacks int64 or fp64, so no
   // operand goes through a float64 or int64 host tensor here.
