@@ -169,7 +169,7 @@ VkShaderModule Pipelines::shader(const std::string& module) {
   std::vector<std::uint32_t> patched;
   if (ctx_.features.denorm_preserve_f32 || ctx_.features.denorm_preserve_f64 ||
       ctx_.features.atomic_add_flush_f32) {
-    const bool flush = module == "scatter_rows" && ctx_.features.atomic_add_flush_f32;
+    const bool flush = module == "scatter_rows_fadd" && ctx_.features.atomic_add_flush_f32;
     patched = with_denorm_preserve(words, {ctx_.features.denorm_preserve_f32 || flush,
                                            ctx_.features.denorm_preserve_f64, flush});
     words = patched;

@@ -91,28 +91,6 @@ void check_rank_shared(const LaunchChecks& chk, const DeviceFeatures& f, std::ui
                                               std::to_string(f.max_shared_memory));
 }
 
-// The select variant's subgroups' filter (abi::sort_select_subgroup_items; sort_select.comp,
-// FILTER = 2) and its digit counts a subgroup: 256 where shared memory takes them beside
-// `smem` bytes, else 16. items == 0: not taken (NBX_VULKAN_SELECT=workgroup keeps the
-// workgroup's filter).
-struct SubgroupFilter {
-  std::uint32_t items = 0, bits = 0, bin_words = 0;
-};
-SubgroupFilter subgroup_filter(std::int64_t k, std::int64_t tile, std::uint32_t wg,
-                               const DeviceFeatures& f, std::int64_t smem) {
-  if (const char* e = std::getenv("NBX_VULKAN_SELECT"); e && std::string(e) == "workgroup")
-    return {};
-  const std::int64_t items = abi::sort_select_subgroup_items(k, tile, wg, f.min_subgroup_size);
-  if (items == 0) return {};
-  const std::uint32_t subgroups = wg / f.min_subgroup_size;
-  for (const std::uint32_t bits : {8u, 4u}) {
-    const std::uint32_t words = subgroups << bits;
-    if (smem + 4 * std::int64_t(words) <= std::int64_t(f.max_shared_memory))
-      return {std::uint32_t(items), bits, words};
-  }
-  return {};
-}
-
 }  // namespace
 
 void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaunch& launch) {
@@ -219,26 +197,29 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     const std::uint32_t filter_items = std::uint32_t(
         std::min<std::int64_t>(abi::sort_select_filter_chunk(p.tile) / std::int64_t(wg), 8));
     const bool filter = abi::sort_select_filters(p.k, p.tile) && filter_items > 0;
-    const SubgroupFilter by_subgroup = subgroup_filter(p.k, p.tile, wg, f, smem);
-    const std::uint32_t items = by_subgroup.items > 0 ? by_subgroup.items : filter_items;
     // 16-byte reads where every row of 4-byte elements is whole quads at aligned places.
     bool quads = item == 4 && key_words == 1 && p.in_row_stride == 1 && p.in_offset % 4 == 0 &&
-                 p.row_len % 4 == 0 && items % 4 == 0;
+                 p.row_len % 4 == 0 && filter_items % 4 == 0;
     for (int d = 0; d < p.outer_ndim; ++d) quads = quads && p.in_outer_strides[d] % 4 == 0;
     g.misc[0] = std::uint32_t(p.k);
+    // The filter's pretest of raw elements against the bound's value (sort_select.comp).
+    std::uint32_t pretest = 0;
+    if (filter && key_words == 1)
+      pretest = t == DType::kFloat32    ? 1
+                : t == DType::kBFloat16 ? 2
+                : t == DType::kFloat16  ? 3
+                : key_kind(t) == 1      ? 4
+                                        : 5;
     const std::uint32_t spec[] = {wg,
                                   item,
                                   std::uint32_t(p.tile),
                                   key_words,
                                   std::uint32_t(words),
                                   first_bits,
-                                  std::max(items, 1u),
+                                  std::max(filter_items, 1u),
                                   quads ? 1u : 0u,
-                                  by_subgroup.items > 0 ? 2u
-                                  : filter              ? 1u
-                                                        : 0u,
-                                  by_subgroup.bits,
-                                  std::max(by_subgroup.bin_words, 1u)};
+                                  filter ? 1u : 0u,
+                                  pretest};
     record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }

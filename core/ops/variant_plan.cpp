@@ -306,26 +306,6 @@ int plan_sort_variant(abi::SortParams& p, const PlanTarget& target,
   return v;
 }
 
-namespace {
-
-// On Vulkan (a workgroup of 256 unless NBX_VULKAN_WORKGROUP_SIZE says otherwise) the filter
-// runs a subgroup at a time where k and a subgroup's chunk fit its share
-// (abi::sort_select_subgroup_items): said after the method.
-std::string vulkan_subgroup_filter(const abi::SortParams& p, const PlanTarget& target) {
-  const Capabilities& c = target.caps;
-  const std::int64_t subgroup =
-      c.subgroup_sizes.value.empty() ? c.subgroup_size.value : c.subgroup_sizes.value.front();
-  if (c.backend != "vulkan" || !abi::sort_select_filters(p.k, p.tile)) return "";
-  const std::int64_t items = abi::sort_select_subgroup_items(p.k, p.tile, 256, subgroup);
-  if (items == 0) return "";
-  return " — on Vulkan each subgroup of " + std::to_string(subgroup) +
-         " filters its own chunks of " + std::to_string(items * subgroup) +
-         " into its own share of the candidates with no workgroup barrier, and their k "
-         "smallest are merged at the end";
-}
-
-}  // namespace
-
 bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
                       std::vector<PlanChoice>& choices) {
   p.key_bits = 8 * std::int32_t(dtype_size(DType(p.dtype)));
@@ -375,9 +355,8 @@ bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
                 std::to_string(candidates) + " candidates, and gathers them in row order";
   choices.push_back({"variant", name, "shared_memory.per_block", shared.source,
                      "topk of k <= " + std::to_string(abi::kSortSelectMaxK) + ": a block a row " +
-                         method + vulkan_subgroup_filter(p, target) +
-                         ", then sorts the candidates in shared memory (" + std::to_string(bytes) +
-                         " bytes)."});
+                         method + ", then sorts the candidates in shared memory (" +
+                         std::to_string(bytes) + " bytes)."});
   return true;
 }
 

@@ -35,15 +35,13 @@ layout(constant_id = 6) const uint FILTER_ITEMS = 8u;  // elements an invocation
 // lengths are multiples of 4; FILTER_ITEMS a multiple of 4): a quarter of the loads and their
 // address arithmetic.
 layout(constant_id = 7) const uint VEC4 = 0u;
-// The method, a specialization constant so that a pipeline holds one method and its registers
-// (NVIDIA: two in one took 87, two workgroups a multiprocessor): 0 narrow, 1 the workgroup's
-// filter (abi::sort_select_filters), 2 the subgroups' filter (vk_sort.cpp: where k and a
-// subgroup's chunk fit a subgroup's share of the candidates).
+// 1: the filter method (abi::sort_select_filters), 0: narrow. A specialization constant, so a
+// pipeline holds one method and its registers (NVIDIA: both in one took 87, two workgroups a
+// multiprocessor).
 layout(constant_id = 8) const uint FILTER = 0u;
-// The subgroups' filter: the digit width of a subgroup's compaction, and its digit counts (a
-// 2^SG_BITS counters a subgroup).
-layout(constant_id = 9) const uint SG_BITS = 8u;
-layout(constant_id = 10) const uint SG_BIN_WORDS = 1u;
+// The filter's pretest on the raw element (vk_sort.cpp: 0 none, 64-bit keys; 1 float32,
+// 2 bfloat16, 3 float16, 4 signed, 5 unsigned integers of up to 32 bits).
+layout(constant_id = 9) const uint PRETEST = 0u;
 layout(set = 0, binding = 3) readonly buffer S128 { uvec4 v[]; } s128;
 
 const uint COUNT_UNROLL = 16u;  // loads in flight an invocation while counting
@@ -55,7 +53,6 @@ shared uint sscan[gl_WorkGroupSize.x];
 shared uint schosen[3];  // the digit, the count below it, its count
 shared uint sbins[256];  // the filter's compaction: digit counts over the candidates
 shared uvec2 sfound;     // the filter's compaction: the one candidate left by a narrowing
-shared uint ssg_bins[SG_BIN_WORDS];  // the subgroups' filter: each subgroup's digit counts
 // A gather chunk's counts, item-major then subgroup: below the prefix in the low 16 bits,
 // sharing it in the high 16.
 shared uint sgather[GATHER_ITEMS * MAX_SUBGROUPS];
@@ -339,21 +336,79 @@ void load_chunk(out uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint base) {
     raw[i] = read_input(row.x + min(base + i * wg + t, n - 1u) * P.strides.x);
 }
 
+// The filter's pretest (PRETEST != 0): once bounded, an element is compared with the bound's
+// own value in its dtype — one comparison, no key transform — and only where some invocation
+// of the subgroup passes does the exact key test run. It passes every element whose key is
+// below the bound (and some that are not: ties, and on a bound that is a NaN's or a zero's key
+// the NaNs, +inf or both zeros), as the decodings below never reverse an order.
+struct Threshold {
+  float f;  // floats: as float32
+  int i;    // signed integers, sign-extended
+  uint u;   // unsigned integers
+};
+
+float pretest_float(uint raw) {
+  if (PRETEST == 2u) return uintBitsToFloat(raw << 16u);
+  if (PRETEST == 3u) return unpackHalf2x16(raw).x;
+  return uintBitsToFloat(raw);
+}
+int pretest_signed(uint raw, uint bits) {
+  return bits == 32u ? int(raw) : bitfieldExtract(int(raw), 0, int(bits));
+}
+
+// The bound's value: element_of_key's where the key determines it; the zero key as 0; the NaN
+// key (every NaN, above +inf) as +inf.
+Threshold threshold_of(uvec2 bound, uint bits) {
+  Threshold t;
+  uvec2 raw;
+  const bool known = element_of_key(bound, raw);
+  t.f = known ? pretest_float(raw.x) : (bound == sort_key(uvec2(0u), bits, P.key.y, P.key.z, P.key.w != 0u) ? 0.0 : uintBitsToFloat(0x7f800000u));
+  t.i = pretest_signed(raw.x, bits);
+  t.u = raw.x;
+  return t;
+}
+
+// Whether raw may have a key below the bound whose value is t (ascending keys: at most t;
+// descending: at least t, NaNs included).
+bool pretest(uint raw, Threshold t, uint bits) {
+  const bool descending = P.key.w != 0u;
+  if (PRETEST <= 3u) {
+    const float x = pretest_float(raw);
+    return descending ? !(x < t.f) : x <= t.f;
+  }
+  if (PRETEST == 4u) {
+    const int x = pretest_signed(raw, bits);
+    return descending ? x >= t.i : x <= t.i;
+  }
+  return descending ? raw >= t.u : raw <= t.u;
+}
+
 // Chunk `base` from `raw` (then reloaded with the next chunk); `runs` the half of sgather
 // for its run counts. An invocation's appended elements are consecutive, after those of the
 // invocations before it in its subgroup (one exclusive add); the bitonic sort orders ties by
 // position, so the candidates' order is free.
 void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint bits, uint base,
-                  uint runs, inout uvec2 bound, inout bool bounded, inout uint held) {
+                  uint runs, inout uvec2 bound, inout Threshold t, inout bool bounded,
+                  inout uint held) {
   const uint wg = gl_WorkGroupSize.x;
   const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
   const uint chunk = FILTER_ITEMS * wg;
+  uint may = (1u << FILTER_ITEMS) - 1u;  // the items the exact test looks at
+  if (PRETEST != 0u && bounded) {
+    may = 0u;
+    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
+      if (pretest(raw[i].x, t, bits)) may |= 1u << i;
+  }
   uvec2 keys[FILTER_ITEMS];
   uint take = 0u;  // a bit an item
-  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
-    keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
-    if (KEY_WORDS == 1u) keys[i].y = 0u;  // known to the compiler: one register a key
-    if (base + chunk_element(i) < n && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
+  if (subgroupBallot(may != 0u) != uvec4(0u)) {
+    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
+      keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
+      if (KEY_WORDS == 1u) keys[i].y = 0u;  // known to the compiler: one register a key
+      if ((may >> i & 1u) != 0u && base + chunk_element(i) < n &&
+          (!bounded || key_less(keys[i], bound)))
+        take |= 1u << i;
+    }
   }
   load_chunk(raw, row, n, base + chunk);
   const uint mine = bitCount(take);
@@ -375,6 +430,7 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
   // `held` is the same in every invocation; the compaction's first barrier orders the stores.
   if (held + chunk > CAND && base + chunk < n) {
     bound = keep_smallest(held, k, bits, n);
+    if (PRETEST != 0u) t = threshold_of(bound, bits);
     bounded = true;
     held = k;
   }
@@ -384,12 +440,13 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
 uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
   const uint chunk = FILTER_ITEMS * gl_WorkGroupSize.x;
   uvec2 bound = uvec2(0u);  // elements with keys below it are appended (once `bounded`)
+  Threshold t = Threshold(0.0, 0, 0u);  // the bound's value (PRETEST)
   bool bounded = false;
   uint held = 0u;
   uvec2 raw[FILTER_ITEMS];
   load_chunk(raw, row, n, 0u);
   for (uint base = 0u, parity = 0u; base < n; base += chunk, parity ^= 1u)
-    append_chunk(raw, row, n, k, bits, base, parity * MAX_SUBGROUPS, bound, bounded, held);
+    append_chunk(raw, row, n, k, bits, base, parity * MAX_SUBGROUPS, bound, t, bounded, held);
   barrier();  // the last chunk's candidates are stored
   // Compacted to k where that shrinks the bitonic sort's span (about 1500 held on random
   // logits: 2048 slots, 64 for k = 50).
@@ -398,203 +455,6 @@ uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
     held = k;
   }
   return held;
-}
-
-// The subgroups' filter (FILTER = 2): the workgroup filter's method with no workgroup barrier
-// in the read. Subgroup s reads chunks s, s + nsg, s + 2·nsg … of FILTER_ITEMS · subgroup
-// elements and appends to its own CAND / nsg candidates (k and a chunk fit them), compacting
-// them to its own k smallest with subgroup barriers only; its bound is the largest key of
-// those. The row's k smallest are among the union of the subgroups' k smallest, which are
-// moved together at the end (one workgroup barrier) and compacted to k once more.
-
-// One narrowing step of a subgroup over the counts `bins` of its digit at bit `shift`: as
-// narrow_to_bin, scanned by subgroup arithmetic (one lane finds the bin: the others give 0 to
-// the max). Ends with the subgroup synchronised.
-void sg_narrow_to_bin(uint bin0, uint bins, uint shift, inout uint need, inout uint match,
-                      inout uvec2 prefix, inout uvec2 mask) {
-  const uint lane = gl_SubgroupInvocationID, size = gl_SubgroupSize;
-  const uint per = max(bins / size, 1u), first = lane * per;
-  uint sum = 0u;
-  for (uint b = first; b < first + per && b < bins; ++b) sum += ssg_bins[bin0 + b];
-  uint running = subgroupExclusiveAdd(sum);
-  uint bin = 0u, below = 0u, count = 0u;
-  for (uint b = first; b < first + per && b < bins; ++b) {
-    const uint c = ssg_bins[bin0 + b];
-    if (running < need && need <= running + c) {
-      bin = b;
-      below = running;
-      count = c;
-    }
-    running += c;
-  }
-  bin = subgroupMax(bin);
-  below = subgroupMax(below);
-  match = subgroupMax(count);
-  need -= below;
-  prefix |= at_bit(bin, shift);
-  mask |= at_bit(bins - 1u, shift);
-  subgroupBarrier();  // the counts are cleared again by the next step
-}
-
-// narrow_candidates over a subgroup's candidates [from, from + c), SG_BITS a pass.
-uvec2 sg_narrow_candidates(uint from, uint c, bool of_pos, uvec2 key, uint hi, inout uint need,
-                           inout uint match) {
-  const uint lane = gl_SubgroupInvocationID, size = gl_SubgroupSize;
-  const uint bin0 = gl_SubgroupID << SG_BITS;
-  uvec2 prefix = uvec2(0u), mask = uvec2(0u);
-  while (hi > 0u && match > 1u) {
-    const uint width = min(SG_BITS, hi), shift = hi - width, bins = 1u << width;
-    for (uint b = lane; b < bins; b += size) ssg_bins[bin0 + b] = 0u;
-    subgroupBarrier();
-    for (uint i = from + lane; i < from + c; i += size)
-      if (candidate_in(i, of_pos, key, prefix, mask))
-        atomicAdd(ssg_bins[bin0 + bits_of(candidate_value(i, of_pos), shift, width)], 1u);
-    subgroupBarrier();
-    sg_narrow_to_bin(bin0, bins, shift, need, match, prefix, mask);
-    hi = shift;
-  }
-  if (hi == 0u) return prefix;
-  // One candidate shares the prefix: its value has the bits below it (the others give 0).
-  uvec2 found = uvec2(0u);
-  for (uint i = from + lane; i < from + c; i += size)
-    if (candidate_in(i, of_pos, key, prefix, mask)) found = candidate_value(i, of_pos);
-  return uvec2(subgroupMax(found.x), subgroupMax(found.y));
-}
-
-// keep_smallest over a subgroup's candidates [from, from + c): the k smallest (key, position)
-// pairs kept at its start; returns the largest key kept.
-uvec2 sg_keep_smallest(uint from, uint c, uint k, uint bits, uint n) {
-  const uint lane = gl_SubgroupInvocationID, size = gl_SubgroupSize;
-  subgroupBarrier();  // the appended candidates are stored
-  uint need = k, match = c;
-  const uvec2 kth = sg_narrow_candidates(from, c, false, uvec2(0u), bits, need, match);
-  uint last_pos = 0xffffffffu;
-  if (match > need)
-    last_pos = sg_narrow_candidates(from, c, true, kth, findMSB(n - 1u) + 1u, need, match).x;
-  // A window of the subgroup's width at a time, every read before any write (a kept candidate
-  // moves to a slot no later than its own).
-  uint kept = 0u;
-  for (uint w = 0u; w < c; w += size) {
-    const uint i = w + lane;
-    uvec2 key = uvec2(0u);
-    uint pos = 0u;
-    bool keep = false;
-    if (i < c) {
-      key = load_key(from + i);
-      pos = load_pos(from + i);
-      keep = key_less(key, kth) || (key == kth && pos <= last_pos);
-    }
-    const uvec4 ballot = subgroupBallot(keep);
-    subgroupBarrier();
-    if (keep) {
-      const uint slot = from + kept + subgroupBallotExclusiveBitCount(ballot);
-      store_key(slot, key);
-      store_pos(slot, pos);
-    }
-    kept += subgroupBallotBitCount(ballot);
-  }
-  subgroupBarrier();  // the kept candidates are stored before the next appends
-  return kth;
-}
-
-// The row position of lane l's item i of a subgroup's chunk (as chunk_element).
-uint sg_chunk_element(uint i) {
-  const uint size = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
-  return VEC4 == 1u ? (((i >> 2u) * size + lane) << 2u) + (i & 3u) : i * size + lane;
-}
-
-void sg_load_chunk(out uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint base) {
-  const uint size = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
-  if (VEC4 == 1u) {
-    const uint last = (n >> 2u) - 1u;
-    [[unroll]] for (uint q = 0u; q < FILTER_ITEMS / 4u; ++q) {
-      const uvec4 w = s128.v[(row.x >> 2u) + min((base >> 2u) + q * size + lane, last)];
-      raw[4u * q] = uvec2(w.x, 0u);
-      raw[4u * q + 1u] = uvec2(w.y, 0u);
-      raw[4u * q + 2u] = uvec2(w.z, 0u);
-      raw[4u * q + 3u] = uvec2(w.w, 0u);
-    }
-    return;
-  }
-  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-    raw[i] = read_input(row.x + min(base + i * size + lane, n - 1u) * P.strides.x);
-}
-
-// Returns the candidates' count, gathered at the start of sbuf (the row's k smallest among
-// them).
-uint sg_filter_candidates(uvec3 row, uint n, uint k, uint bits) {
-  const uint size = gl_SubgroupSize, sg = gl_SubgroupID, nsg = gl_NumSubgroups;
-  const uint share = CAND / nsg, from = sg * share;
-  const uint chunk = FILTER_ITEMS * size, stride = chunk * nsg;
-  uvec2 bound = uvec2(0u);
-  bool bounded = false;
-  uint held = 0u;
-  uvec2 raw[FILTER_ITEMS];
-  sg_load_chunk(raw, row, n, sg * chunk);
-  for (uint base = sg * chunk; base < n; base += stride) {
-    uint take = 0u;  // a bit an item
-    uvec2 keys[FILTER_ITEMS];
-    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
-      keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
-      if (KEY_WORDS == 1u) keys[i].y = 0u;
-      if (base + sg_chunk_element(i) < n && (!bounded || key_less(keys[i], bound)))
-        take |= 1u << i;
-    }
-    sg_load_chunk(raw, row, n, base + stride);
-    if (subgroupBallot(take != 0u) != uvec4(0u)) {
-      const uint mine = bitCount(take);
-      uint slot = from + held + subgroupExclusiveAdd(mine);
-      held += subgroupAdd(mine);
-      [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-        if ((take >> i & 1u) != 0u) {
-          store_key(slot, keys[i]);
-          store_pos(slot, base + sg_chunk_element(i));
-          ++slot;
-        }
-    }
-    if (held + chunk > share && base + stride < n) {
-      bound = sg_keep_smallest(from, held, k, bits, n);
-      bounded = true;
-      held = k;
-    }
-  }
-  if (held > k) {
-    sg_keep_smallest(from, held, k, bits, n);
-    held = k;
-  }
-  // Every subgroup's candidates moved together: all read, then all written (a subgroup's run
-  // lands at or below its share, over shares already read).
-  if (subgroupElect()) sgather[sg] = held;
-  barrier();
-  uint to = 0u, total = 0u;
-  for (uint s = 0u; s < nsg; ++s) {
-    if (s < sg) to += sgather[s];
-    total += sgather[s];
-  }
-  uvec2 keys[FILTER_ITEMS];
-  uint pos[FILTER_ITEMS];
-  const uint lane = gl_SubgroupInvocationID;
-  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
-    const uint j = i * size + lane;
-    if (j < held) {
-      keys[i] = load_key(from + j);
-      pos[i] = load_pos(from + j);
-    }
-  }
-  barrier();
-  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
-    const uint j = i * size + lane;
-    if (j < held) {
-      store_key(to + j, keys[i]);
-      store_pos(to + j, pos[i]);
-    }
-  }
-  barrier();  // sgather and the candidates are read next
-  if (total > span_of(k)) {
-    keep_smallest(total, k, bits, n);
-    total = k;
-  }
-  return total;
 }
 
 // 3. Sort the m candidates over the next power of two (pads above every real pair), write the
@@ -632,9 +492,8 @@ void main() {
   const uint rows = P.head.x, n = P.head.y, k = P.misc.x, bits = P.key.x;
   for (uint r = gl_WorkGroupID.x; r < rows; r += P.head.w) {
     const uvec3 row = row_offsets(r);
-    const uint m = FILTER == 2u   ? sg_filter_candidates(row, n, k, bits)
-                   : FILTER == 1u ? filter_candidates(row, n, k, bits)
-                                  : narrow_and_gather(row, n, k, bits);
+    const uint m =
+        FILTER == 1u ? filter_candidates(row, n, k, bits) : narrow_and_gather(row, n, k, bits);
     sort_and_write(row, m, k);
   }
 }

@@ -477,8 +477,8 @@ TEST_CASE("topk and kthvalue of long rows agree with the host, ties past any can
   F f32 = base;
   f32[7] = kNaN, f32[20007] = -0.0f, f32[20008] = 0.0f, f32[40000] = kNaN, f32[59999] = kNaN;
   const Device host = host_device();
-  const DType dtypes[] = {DType::kInt8,    DType::kBFloat16, DType::kInt32,
-                          DType::kFloat32, DType::kFloat64,  DType::kInt64};
+  const DType dtypes[] = {DType::kInt8,  DType::kUInt8,   DType::kBFloat16, DType::kFloat16,
+                          DType::kInt32, DType::kFloat32, DType::kFloat64,  DType::kInt64};
   on_devices_and_dtypes(dtypes, [&](const Device& d, DType dt) {
     const Tensor on_host =
         Tensor::from_host(dt == DType::kFloat32 ? f32 : base, {3, 20000}, host).to(dt);
@@ -505,7 +505,8 @@ TEST_CASE("topk's one read of a long row holds the k smallest through its compac
   // and compacts its buffer to k when the next chunk might not fit. Rows that make it compact
   // at every chunk (ascending keys for largest, descending for smallest), rows whose every key
   // ties (the first k by index are kept, later equal keys refused), random keys, and a row of
-  // NaNs after numbers, for 32- and 64-bit keys.
+  // NaNs after numbers, for 16-, 32- and 64-bit keys (Vulkan's pretest of raw values, floats
+  // and integers, and its exact key test).
   const std::int64_t n = 30000;
   std::mt19937 rng(77);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -518,12 +519,11 @@ TEST_CASE("topk's one read of a long row holds the k smallest through its compac
     v[std::size_t(4 * n + j)] = j % 3 == 0 ? kNaN : float(j % 101);
   }
   const Device host = host_device();
-  const DType dtypes[] = {DType::kFloat32, DType::kFloat64, DType::kInt64};
+  const DType dtypes[] = {DType::kFloat32, DType::kBFloat16, DType::kInt32, DType::kFloat64,
+                          DType::kInt64};
   on_devices_and_dtypes(dtypes, [&](const Device& d, DType dt) {
     const Tensor on_host = Tensor::from_host(v, {5, n}, host).to(dt);
     const Tensor on_device = on_host.to(d);
-    // 1 and 20 take Vulkan's filter a subgroup at a time on llvmpipe (shares of 64), 50 on
-    // the H200 (shares of 512), 1024 the workgroup's filter or the narrow method.
     for (const std::int64_t k : {1, 20, 50, 1024})
       for (const bool largest : {true, false}) {
         CAPTURE(k);
