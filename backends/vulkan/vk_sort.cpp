@@ -192,10 +192,11 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                                 std::to_string(ctx.features.max_shared_memory));
     std::uint32_t first_bits = 12;  // the first digit's counts fit the candidates' buffer
     while ((std::int64_t(1) << first_bits) > words) --first_bits;
-    // The filter method (abi::sort_select_filters) in chunks of at most the ABI's, 8
-    // elements an invocation at most (a workgroup wider than the chunk narrows instead).
+    // The filter method (abi::sort_select_filters) in chunks of at most the ABI's, 16
+    // elements an invocation at most (8 in the default workgroup of 256; a workgroup wider
+    // than the chunk narrows instead).
     const std::uint32_t filter_items = std::uint32_t(
-        std::min<std::int64_t>(abi::sort_select_filter_chunk(p.tile) / std::int64_t(wg), 8));
+        std::min<std::int64_t>(abi::sort_select_filter_chunk(p.tile) / std::int64_t(wg), 16));
     const bool filter = abi::sort_select_filters(p.k, p.tile) && filter_items > 0;
     // 16-byte reads where every row of 4-byte elements is whole quads at aligned places.
     bool quads = item == 4 && key_words == 1 && p.in_row_stride == 1 && p.in_offset % 4 == 0 &&
