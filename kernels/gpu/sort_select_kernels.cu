@@ -300,6 +300,64 @@ NBX_GPU_INLINE Key keep_smallest(SelectShared<Key>& sh, u32 c, u32 k, int key_bi
   return kth;
 }
 
+// The filter's pretest (as sort_select.comp's): once bounded, a row element is compared with
+// the bound's own value in its dtype — one comparison, no key transform — and only where some
+// lane of the warp passes do the exact key test and the ranks run. It passes every element
+// whose key is below the bound (and some that are not: ties, and on a bound that is a NaN's or
+// a zero's key the NaNs, +inf or both zeros): the decodings never reverse an order. For keys of
+// up to 32 bits; none for 8-byte keys.
+struct Pretest {
+  enum Mode : int { kNone = 0, kF32, kBF16, kF16, kSigned, kUnsigned };
+  int mode = kNone;
+  int bits = 32;
+  bool descending = false;
+  float f = 0;  // the bound's value: floats as float32,
+  int i = 0;    // signed integers sign-extended,
+  u32 u = 0;    // unsigned integers
+
+  NBX_GPU_INLINE static Pretest of(const abi::SortParams& p) {
+    Pretest t;
+    t.bits = p.key_bits;
+    t.descending = p.descending != 0;
+    if (p.key_bits <= 32)
+      t.mode = p.dtype == kFloat32                     ? kF32
+               : p.dtype == kBFloat16                  ? kBF16
+               : p.dtype == kFloat16                   ? kF16
+               : p.dtype == kBool || p.dtype == kUInt8 ? kUnsigned
+                                                       : kSigned;
+    return t;
+  }
+  NBX_GPU_INLINE float as_float(u32 raw) const {
+    if (mode == kBF16) return __uint_as_float(raw << 16);
+    if (mode == kF16) return to_float(__ushort_as_half((unsigned short)raw));
+    return __uint_as_float(raw);
+  }
+  NBX_GPU_INLINE int as_signed(u32 raw) const {
+    return bits == 32 ? int(raw) : int(raw << (32 - bits)) >> (32 - bits);
+  }
+  // The bound's value: element_of_key's where the key determines it; the zero key as 0, the
+  // NaN key (every NaN, above +inf) as +inf.
+  NBX_GPU_INLINE void set_bound(u64 bound, int dtype) {
+    u64 raw = 0;
+    const bool known = element_of_key(bound, dtype, bits, descending, raw);
+    f = known                                           ? as_float(u32(raw))
+        : bound == sort_key(0, dtype, bits, descending) ? 0.0f
+                                                        : __uint_as_float(0x7f800000u);
+    i = as_signed(u32(raw));
+    u = u32(raw);
+  }
+  // Whether raw may have a key below the bound (ascending keys: at most its value; descending:
+  // at least, NaNs included).
+  NBX_GPU_INLINE bool passes(u32 raw) const {
+    if (mode <= kF16) {
+      const float x = as_float(raw);
+      return descending ? !(x < f) : x <= f;
+    }
+    if (mode == kSigned) return descending ? as_signed(raw) >= i : as_signed(raw) <= i;
+    return descending ? raw >= u : raw <= u;
+  }
+};
+
 // The filter method (the header): one read of the row; returns the candidates' count (the
 // row's k smallest among them, in row order). C: the candidates the plan fitted; a chunk is
 // half of them, `items` elements a thread (item i of lane l in warp w: element w·32·items +
@@ -318,6 +376,7 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
   const LaneMask lanes_before = lanes_below();
   Key bound = 0;  // elements with keys below it are appended (once `bounded`)
   bool bounded = false;
+  Pretest pre = Pretest::of(p);
   u32 held = 0;
   const auto load = [&](Elem(&raw)[Items], u32 base) {
 #pragma unroll
@@ -326,22 +385,33 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
   };
   // Chunk `base` from `raw` (then reloaded with the next chunk); `runs` its run counts.
   const auto append = [&](Elem(&raw)[Items], u32 base, u32* runs) {
+    u32 may = ~0u;  // the items the exact test looks at
+    if (pre.mode != Pretest::kNone && bounded) {
+      may = 0;
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (pre.passes(u32(raw_bits(raw[i])))) may |= 1u << i;
+    }
     Key key[Items];
     u32 take = 0;  // a bit an item
+    if (warp_any(may != 0)) {
 #pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      key[i] = u32(i) < items ? row.key(raw[i]) : Key(0);
-      if (u32(i) < items && base + lane_first + u32(i) * kWarpSize < n &&
-          (!bounded || key[i] < bound))
-        take |= 1u << i;
+      for (int i = 0; i < Items; ++i) {
+        key[i] = u32(i) < items ? row.key(raw[i]) : Key(0);
+        if ((may >> i & 1u) != 0 && u32(i) < items && base + lane_first + u32(i) * kWarpSize < n &&
+            (!bounded || key[i] < bound))
+          take |= 1u << i;
+      }
     }
     load(raw, base + chunk);
     u32 rank[Items], run = 0;
+    if (warp_any(take != 0)) {
 #pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const LaneMask b = warp_ballot((take >> i & 1u) != 0);
-      rank[i] = run + u32(lane_count(b & lanes_before));
-      run += u32(lane_count(b));
+      for (int i = 0; i < Items; ++i) {
+        const LaneMask b = warp_ballot((take >> i & 1u) != 0);
+        rank[i] = run + u32(lane_count(b & lanes_before));
+        run += u32(lane_count(b));
+      }
     }
     if (lane_id() == 0) runs[warp] = run;
     __syncthreads();
@@ -359,6 +429,7 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
     // `held` is the same in every thread; the compaction's first barrier orders the stores.
     if (held + chunk > C && base + chunk < n) {
       bound = keep_smallest(sh, held, k, p.key_bits, n);
+      pre.set_bound(u64(bound), p.dtype);
       bounded = true;
       held = k;
     }
