@@ -61,6 +61,14 @@ std::vector<BenchResult> with_index_cases(std::vector<BenchResult> results, cons
     const Tensor idx = random_indices(device, {n}, n, 28);
     run("scatter_add_f32", std::to_string(n), double(n) * (4 * 2 + 4 + 8 + 4 * 2),
         [&] { return ops::scatter_add(self, 0, idx, src); });
+    // The same sources into n / 64 destinations (4 MiB, resident in L2): the atomics' own
+    // rate, apart from the DRAM traffic and address translation of a 256 MiB destination.
+    const std::int64_t m = n / 64;
+    const Tensor small = random_tensor(device, {m}, DType::kFloat32, 31);
+    const Tensor near = random_indices(device, {n}, m, 32);
+    run("scatter_add_l2_f32", std::to_string(n) + "->" + std::to_string(m),
+        double(n) * (4 + 8) + double(m) * 4 * 2,
+        [&] { return ops::scatter_add(small, 0, near, src); });
     const Tensor rows_idx = random_indices(device, {half}, half, 29);
     run("index_add_f32", std::to_string(half) + "x" + std::to_string(cols),
         double(n) * (4 * 2 + 4 + 4 * 2) + double(half) * 8,

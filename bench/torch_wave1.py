@@ -110,7 +110,12 @@ def main():
     idx = torch.randint(0, n, (n,), device="cuda", generator=g)
     index_case("scatter_add_f32", f"{n}", n * (4 * 2 + 4 + 8 + 4 * 2),
                lambda: torch.scatter_add(dst, 0, idx, src))
-    del dst, src
+    m = n // 64
+    small = random_nonzero((m,), torch.float32, 31)
+    near = torch.randint(0, m, (n,), device="cuda", generator=g)
+    index_case("scatter_add_l2_f32", f"{n}->{m}", n * (4 + 8) + m * 4 * 2,
+               lambda: torch.scatter_add(small, 0, near, src))
+    del dst, src, small, near
     idx = torch.randint(0, half, (half,), device="cuda", generator=g)
     index_case("index_add_f32", f"{half}x{cols}", n * (4 * 2 + 4 + 4 * 2) + half * 8,
                lambda: torch.index_add(x, 0, idx, x))
