@@ -346,10 +346,12 @@ bool plan_topk_select(abi::SortParams& p, const PlanTarget& target,
       abi::sort_select_filters(p.k, candidates)
           ? "reads its row once, in chunks of " +
                 std::to_string(abi::sort_select_filter_chunk(candidates)) +
-                ", keeping the elements that can still be among the k (all until its " +
+                ", keeping the elements that can still be among the k (all until it holds "
+                "more than max(4k, 256) or its " +
                 std::to_string(candidates) +
                 " candidates might not take the next chunk, then it compacts them to the k "
-                "smallest and keeps only keys below the largest of those)"
+                "smallest and keeps only keys below the largest of those, first compared in "
+                "the element's own dtype)"
           : "narrows the k-th key by digit histograms (12 bits, then 8), most significant "
             "first, until the keys at or below it fit " +
                 std::to_string(candidates) + " candidates, and gathers them in row order";

@@ -9,13 +9,15 @@
 //  - filter (abi::sort_select_filters: k at most half the candidates, chunks of the other
 //    half — every topk of k <= 1024 on 4-byte keys where the full buffer fits): ONE read of
 //    the row. Each element that can still be among the k smallest is appended in row order
-//    (ballots; a warp's run after those of the warps before it) — all of them until the buffer
-//    might not take the next chunk; then the buffer is compacted to its k smallest (key,
-//    position) pairs (8-bit digit counts over the candidates, in shared memory), and from then
-//    on only elements with a key below the largest kept are appended: a later element with an
-//    equal key loses the tie by position. On random logits a few hundred of a row's 128256
-//    elements are ever held; rows sorted against the selection compact once a chunk, which is
-//    still one read of the row.
+//    (ballots; a warp's run after those of the warps before it) — all of them until more than
+//    max(4k, 256) are held or the buffer might not take the next chunk; then the buffer is
+//    compacted to its k smallest (key, position) pairs (8-bit digit counts over the
+//    candidates, in shared memory), and from then on only elements with a key below the
+//    largest kept are appended: a later element with an equal key loses the tie by position.
+//    A comparison of the raw element with the bound's value (Pretest) spares the key transform
+//    of items no lane of the warp may take. On random logits a few hundred of a row's 128256
+//    elements are ever held, in three compactions; rows sorted against the selection compact
+//    once a chunk, which is still one read of the row.
 //  - narrow (larger k): the k-th smallest key's digits, most significant first — a histogram
 //    of the next digit (12 bits, then 8) over the keys that share the digits found so far,
 //    and the digit where the running count reaches the rank still needed — until the keys
@@ -378,6 +380,10 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
   bool bounded = false;
   Pretest pre = Pretest::of(p);
   u32 held = 0;
+  // Compacted when the next chunk might not fit, and as soon as more than max(4k, 256) are
+  // held: the bound then tightens as the row is read (random logits: three compactions a row,
+  // the pretest passing about one item in eight a warp instead of three in eight).
+  const u32 compact_at = min(C - chunk, max(4 * k, 256u));
   const auto load = [&](Elem(&raw)[Items], u32 base) {
 #pragma unroll
     for (int i = 0; i < Items; ++i)
@@ -385,22 +391,18 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
   };
   // Chunk `base` from `raw` (then reloaded with the next chunk); `runs` its run counts.
   const auto append = [&](Elem(&raw)[Items], u32 base, u32* runs) {
-    u32 may = ~0u;  // the items the exact test looks at
-    if (pre.mode != Pretest::kNone && bounded) {
-      may = 0;
-#pragma unroll
-      for (int i = 0; i < Items; ++i)
-        if (pre.passes(u32(raw_bits(raw[i])))) may |= 1u << i;
-    }
+    // A vote an item: the key transform and the exact test only where a lane may take it.
     Key key[Items];
     u32 take = 0;  // a bit an item
-    if (warp_any(may != 0)) {
 #pragma unroll
-      for (int i = 0; i < Items; ++i) {
-        key[i] = u32(i) < items ? row.key(raw[i]) : Key(0);
-        if ((may >> i & 1u) != 0 && u32(i) < items && base + lane_first + u32(i) * kWarpSize < n &&
-            (!bounded || key[i] < bound))
-          take |= 1u << i;
+    for (int i = 0; i < Items; ++i) {
+      const bool may =
+          u32(i) < items && base + lane_first + u32(i) * kWarpSize < n &&
+          (!bounded || pre.mode == Pretest::kNone || pre.passes(u32(raw_bits(raw[i]))));
+      key[i] = Key(0);
+      if (warp_any(may)) {
+        key[i] = row.key(raw[i]);
+        if (may && (!bounded || key[i] < bound)) take |= 1u << i;
       }
     }
     load(raw, base + chunk);
@@ -427,7 +429,7 @@ NBX_GPU_INLINE u32 filter_candidates(SelectShared<Key>& sh, const abi::SortParam
         sh.pos[before + rank[i]] = base + lane_first + u32(i) * kWarpSize;
       }
     // `held` is the same in every thread; the compaction's first barrier orders the stores.
-    if (held + chunk > C && base + chunk < n) {
+    if (held > compact_at && base + chunk < n) {
       bound = keep_smallest(sh, held, k, p.key_bits, n);
       pre.set_bound(u64(bound), p.dtype);
       bounded = true;

@@ -7,9 +7,11 @@
 // come from one of two methods:
 //  - filter (FILTER = 1: abi::sort_select_filters, so k and a chunk fit CAND): one read
 //    of the row, appending each element that can still be among the k smallest — all until
-//    the buffer fills, then those below the largest key of the k smallest held, which a
-//    compaction in shared memory finds (8-bit digit counts over the candidates) whenever the
-//    next chunk might not fit;
+//    the first compaction, then those below the largest key of the k smallest held, which a
+//    compaction in shared memory finds (8-bit digit counts over the candidates) whenever more
+//    than max(4k, 256) are held or the next chunk might not fit; once bounded, a comparison of
+//    the raw element with the bound's value (PRETEST) spares the key transform of items no
+//    invocation of the subgroup may take;
 //  - narrow (larger k): the k-th smallest key's digits, most significant first (FIRST_BITS,
 //    then 8): shared-memory counts of the next digit over the keys sharing the digits found
 //    so far, a scan, the digit where the running count reaches the rank still needed — until
@@ -388,26 +390,23 @@ bool pretest(uint raw, Threshold t, uint bits) {
 // invocations before it in its subgroup (one exclusive add); the bitonic sort orders ties by
 // position, so the candidates' order is free.
 void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint bits, uint base,
-                  uint runs, inout uvec2 bound, inout Threshold t, inout bool bounded,
-                  inout uint held) {
+                  uint runs, uint compact_at, inout uvec2 bound, inout Threshold t,
+                  inout bool bounded, inout uint held) {
   const uint wg = gl_WorkGroupSize.x;
   const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
   const uint chunk = FILTER_ITEMS * wg;
-  uint may = (1u << FILTER_ITEMS) - 1u;  // the items the exact test looks at
-  if (PRETEST != 0u && bounded) {
-    may = 0u;
-    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-      if (pretest(raw[i].x, t, bits)) may |= 1u << i;
-  }
+  // A vote an item: the key transform and the exact test only where an invocation of the
+  // subgroup may take it.
   uvec2 keys[FILTER_ITEMS];
   uint take = 0u;  // a bit an item
-  if (subgroupBallot(may != 0u) != uvec4(0u)) {
-    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
+  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
+    const bool may = base + chunk_element(i) < n &&
+                     (!bounded || PRETEST == 0u || pretest(raw[i].x, t, bits));
+    keys[i] = uvec2(0u);
+    if (subgroupBallot(may) != uvec4(0u)) {
       keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
       if (KEY_WORDS == 1u) keys[i].y = 0u;  // known to the compiler: one register a key
-      if ((may >> i & 1u) != 0u && base + chunk_element(i) < n &&
-          (!bounded || key_less(keys[i], bound)))
-        take |= 1u << i;
+      if (may && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
     }
   }
   load_chunk(raw, row, n, base + chunk);
@@ -428,7 +427,7 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
       ++slot;
     }
   // `held` is the same in every invocation; the compaction's first barrier orders the stores.
-  if (held + chunk > CAND && base + chunk < n) {
+  if (held > compact_at && base + chunk < n) {
     bound = keep_smallest(held, k, bits, n);
     if (PRETEST != 0u) t = threshold_of(bound, bits);
     bounded = true;
@@ -445,8 +444,12 @@ uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
   uint held = 0u;
   uvec2 raw[FILTER_ITEMS];
   load_chunk(raw, row, n, 0u);
+  // Compacted when the next chunk might not fit, and as soon as more than max(4k, 256) are
+  // held: the bound then tightens as the row is read (the CUDA twin's rule).
+  const uint compact_at = min(CAND - chunk, max(4u * k, 256u));
   for (uint base = 0u, parity = 0u; base < n; base += chunk, parity ^= 1u)
-    append_chunk(raw, row, n, k, bits, base, parity * MAX_SUBGROUPS, bound, t, bounded, held);
+    append_chunk(raw, row, n, k, bits, base, parity * MAX_SUBGROUPS, compact_at, bound, t,
+                 bounded, held);
   barrier();  // the last chunk's candidates are stored
   // Compacted to k where that shrinks the bitonic sort's span (about 1500 held on random
   // logits: 2048 slots, 64 for k = 50).
