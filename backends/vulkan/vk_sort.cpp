@@ -182,6 +182,10 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     // (8 items × at most 64 subgroups: its gather ranks by ballots) and the filter's 256
     // digit counts and one key (sort_select.comp).
     check_rank_device(chk, f);
+    if ((f.subgroup_ops & VK_SUBGROUP_FEATURE_VOTE_BIT) == 0)
+      chk.refuse("subgroup_ops",
+                 "topk's select votes over subgroups, which the device does not offer in compute "
+                 "shaders");
     const std::uint32_t wg = dev.workgroup_size();
     const std::int64_t words = p.tile * (std::int64_t(key_words) + 1);
     const std::int64_t smem = 4 * (words + wg + 3 + 8 * 64 + 256 + 2);

@@ -24,6 +24,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_EXT_control_flow_attributes : require
 #include "sort_keys.glsl"
 #include "sort_common.glsl"
@@ -403,7 +404,7 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
     const bool may = base + chunk_element(i) < n &&
                      (!bounded || PRETEST == 0u || pretest(raw[i].x, t, bits));
     keys[i] = uvec2(0u);
-    if (subgroupBallot(may) != uvec4(0u)) {
+    if (subgroupAny(may)) {
       keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
       if (KEY_WORDS == 1u) keys[i].y = 0u;  // known to the compiler: one register a key
       if (may && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
