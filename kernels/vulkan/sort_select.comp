@@ -25,6 +25,7 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 #include "sort_keys.glsl"
 #include "sort_common.glsl"
@@ -416,9 +417,18 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
   if (subgroupElect()) sgather[runs + sg] = run;
   barrier();
   uint slot = held;
-  for (uint s = 0u; s < nsg; ++s) {
-    if (s < sg) slot += sgather[runs + s];
-    held += sgather[runs + s];
+  if (nsg <= gl_SubgroupSize) {
+    // Lane s reads subgroup s's run; one scan gives every subgroup its place (no loop).
+    const uint lane = gl_SubgroupInvocationID;
+    const uint r = lane < nsg ? sgather[runs + lane] : 0u;
+    const uint earlier = subgroupExclusiveAdd(r);
+    slot += subgroupShuffle(earlier, sg);
+    held += subgroupAdd(r);
+  } else {
+    for (uint s = 0u; s < nsg; ++s) {
+      if (s < sg) slot += sgather[runs + s];
+      held += sgather[runs + s];
+    }
   }
   slot += first;
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
