@@ -91,6 +91,16 @@ void check_rank_shared(const LaunchChecks& chk, const DeviceFeatures& f, std::ui
                                               std::to_string(f.max_shared_memory));
 }
 
+// Words added to the select filter's candidate buffer so that a workgroup declares the
+// device's whole shared memory (NBX_VULKAN_SELECT_SHARED=full), which caps the workgroups a
+// multiprocessor holds as CUDA's launch bounds cap its blocks; `fit` (the default) declares
+// what it uses. An experiment on the H200's occupancy (bench/run_h200_issue12d.sh).
+std::uint32_t occupancy_pad(bool filter, std::int64_t smem, const DeviceFeatures& f) {
+  const char* e = std::getenv("NBX_VULKAN_SELECT_SHARED");
+  if (!filter || !e || std::string(e) != "full") return 0;
+  return std::uint32_t(std::max<std::int64_t>(0, std::int64_t(f.max_shared_memory) - smem) / 4);
+}
+
 }  // namespace
 
 void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaunch& launch) {
@@ -219,7 +229,7 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                   item,
                                   std::uint32_t(p.tile),
                                   key_words,
-                                  std::uint32_t(words),
+                                  std::uint32_t(words + occupancy_pad(filter, smem, f)),
                                   first_bits,
                                   std::max(filter_items, 1u),
                                   quads ? 1u : 0u,
