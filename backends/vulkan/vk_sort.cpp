@@ -91,16 +91,6 @@ void check_rank_shared(const LaunchChecks& chk, const DeviceFeatures& f, std::ui
                                               std::to_string(f.max_shared_memory));
 }
 
-// Words added to the select filter's candidate buffer so that a workgroup declares the
-// device's whole shared memory (NBX_VULKAN_SELECT_SHARED=full), which caps the workgroups a
-// multiprocessor holds as CUDA's launch bounds cap its blocks; `fit` (the default) declares
-// what it uses. An experiment on the H200's occupancy (bench/run_h200_issue12d.sh).
-std::uint32_t occupancy_pad(bool filter, std::int64_t smem, const DeviceFeatures& f) {
-  const char* e = std::getenv("NBX_VULKAN_SELECT_SHARED");
-  if (!filter || !e || std::string(e) != "full") return 0;
-  return std::uint32_t(std::max<std::int64_t>(0, std::int64_t(f.max_shared_memory) - smem) / 4);
-}
-
 }  // namespace
 
 void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaunch& launch) {
@@ -192,10 +182,6 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     // (8 items × at most 64 subgroups: its gather ranks by ballots) and the filter's 256
     // digit counts and one key (sort_select.comp).
     check_rank_device(chk, f);
-    if ((f.subgroup_ops & VK_SUBGROUP_FEATURE_VOTE_BIT) == 0)
-      chk.refuse("subgroup_ops",
-                 "topk's select votes over subgroups, which the device does not offer in compute "
-                 "shaders");
     const std::uint32_t wg = dev.workgroup_size();
     const std::int64_t words = p.tile * (std::int64_t(key_words) + 1);
     const std::int64_t smem = 4 * (words + wg + 3 + 8 * 64 + 256 + 2);
@@ -229,7 +215,7 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                   item,
                                   std::uint32_t(p.tile),
                                   key_words,
-                                  std::uint32_t(words + occupancy_pad(filter, smem, f)),
+                                  std::uint32_t(words),
                                   first_bits,
                                   std::max(filter_items, 1u),
                                   quads ? 1u : 0u,

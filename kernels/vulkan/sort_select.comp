@@ -24,8 +24,6 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_vote : require
-#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 #include "sort_keys.glsl"
 #include "sort_common.glsl"
@@ -405,7 +403,7 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
     const bool may = base + chunk_element(i) < n &&
                      (!bounded || PRETEST == 0u || pretest(raw[i].x, t, bits));
     keys[i] = uvec2(0u);
-    if (subgroupAny(may)) {
+    if (subgroupBallot(may) != uvec4(0u)) {
       keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
       if (KEY_WORDS == 1u) keys[i].y = 0u;  // known to the compiler: one register a key
       if (may && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
@@ -417,18 +415,9 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
   if (subgroupElect()) sgather[runs + sg] = run;
   barrier();
   uint slot = held;
-  if (nsg <= gl_SubgroupSize) {
-    // Lane s reads subgroup s's run; one scan gives every subgroup its place (no loop).
-    const uint lane = gl_SubgroupInvocationID;
-    const uint r = lane < nsg ? sgather[runs + lane] : 0u;
-    const uint earlier = subgroupExclusiveAdd(r);
-    slot += subgroupShuffle(earlier, sg);
-    held += subgroupAdd(r);
-  } else {
-    for (uint s = 0u; s < nsg; ++s) {
-      if (s < sg) slot += sgather[runs + s];
-      held += sgather[runs + s];
-    }
+  for (uint s = 0u; s < nsg; ++s) {
+    if (s < sg) slot += sgather[runs + s];
+    held += sgather[runs + s];
   }
   slot += first;
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
