@@ -27,12 +27,6 @@ struct DeviceFeatures {
   bool subgroup_size_control = false, memory_budget = false, sm_builtins = false;
   // shaderDenormPreserveFloat32/64: every module gets DenormPreserve (vk_float_controls.hpp).
   bool denorm_preserve_f32 = false, denorm_preserve_f64 = false;
-  // The modules whose only float32 arithmetic is atomic adds (scatter_rows) get
-  // DenormFlushToZero instead: where the device's float32 atomic adds on buffers flush
-  // subnormals in hardware (NVIDIA's, as CUDA's atomicAdd on global memory does), preserving
-  // them makes the driver emulate each add by a compare-and-swap loop.
-  // NBX_VULKAN_ATOMIC_DENORMS=flush|preserve overrides (vk_properties.cpp).
-  bool atomic_add_flush_f32 = false;
   // float16 x float16 -> float32 subgroup shapes the matmul kernel can tile, from each
   // extension's list; the Vulkan memory model, which glslang's cooperative-matrix code needs,
   // is enabled where either extension is.

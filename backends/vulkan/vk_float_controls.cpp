@@ -1,7 +1,7 @@
-// Adds DenormPreserve (or DenormFlushToZero) to a SPIR-V module by editing its word stream
-// (SPIR-V 1.6 spec, 2.3 "Physical Layout" and 2.4 "Logical Layout"): capabilities come first, then
-// extensions, imports, the memory model, entry points and execution modes. Patching the embedded
-// modules at load keeps one build of each shader for every driver; a second set of modules compiled
+// Adds DenormPreserve to a SPIR-V module by editing its word stream (SPIR-V 1.6 spec, 2.3
+// "Physical Layout" and 2.4 "Logical Layout"): capabilities come first, then extensions,
+// imports, the memory model, entry points and execution modes. Patching the embedded modules
+// at load keeps one build of each shader for every driver; a second set of modules compiled
 // with GL_EXT_spirv_intrinsics would double the embedded SPIR-V for one execution mode.
 #include "backends/vulkan/vk_float_controls.hpp"
 
@@ -19,7 +19,7 @@ constexpr std::uint32_t kVersion14 = 0x00010400;
 constexpr std::uint16_t kOpExtension = 10, kOpExtInstImport = 11, kOpMemoryModel = 14,
                         kOpEntryPoint = 15, kOpExecutionMode = 16, kOpCapability = 17,
                         kOpExecutionModeId = 331;
-constexpr std::uint32_t kCapFloat64 = 10, kCapDenormPreserve = 4464, kCapDenormFlushToZero = 4465;
+constexpr std::uint32_t kCapFloat64 = 10, kCapDenormPreserve = 4464;
 constexpr std::uint32_t kModeDenormPreserve = 4459, kModeDenormFlushToZero = 4460;
 
 std::uint16_t opcode(std::uint32_t w) {
@@ -49,7 +49,7 @@ std::vector<std::uint32_t> with_denorm_preserve(std::span<const std::uint32_t> w
   // One pass over the preamble: where capabilities end, where execution modes end, which
   // entry points exist, and which widths already have a denorm mode.
   std::size_t capabilities_end = kHeaderWords, modes_end = 0;
-  bool has_float64 = false, has_preserve = false, has_flush = false;
+  bool has_float64 = false, has_capability = false;
   std::vector<std::uint32_t> entry_points;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> set_modes;  // (entry point, width)
   for (std::size_t i = kHeaderWords; i < words.size();) {
@@ -60,8 +60,7 @@ std::vector<std::uint32_t> with_denorm_preserve(std::span<const std::uint32_t> w
     if (op == kOpCapability) {
       capabilities_end = i + n;
       has_float64 |= words[i + 1] == kCapFloat64;
-      has_preserve |= words[i + 1] == kCapDenormPreserve;
-      has_flush |= words[i + 1] == kCapDenormFlushToZero;
+      has_capability |= words[i + 1] == kCapDenormPreserve;
     } else if (op == kOpEntryPoint) {
       entry_points.push_back(words[i + 2]);
       modes_end = i + n;
@@ -81,28 +80,20 @@ std::vector<std::uint32_t> with_denorm_preserve(std::span<const std::uint32_t> w
   if (request.float32) widths.push_back(32);
   if (request.float64 && has_float64) widths.push_back(64);
   std::vector<std::uint32_t> modes;
-  bool preserves = false, flushes = false;
   for (std::uint32_t ep : entry_points)
     for (std::uint32_t width : widths) {
       bool already = false;
       for (const auto& [e, w] : set_modes) already |= e == ep && w == width;
       if (already) continue;
-      const bool flush = width == 32 && request.flush_float32;
-      (flush ? flushes : preserves) = true;
-      for (std::uint32_t w : {first_word(kOpExecutionMode, 4), ep,
-                              flush ? kModeDenormFlushToZero : kModeDenormPreserve, width})
+      for (std::uint32_t w : {first_word(kOpExecutionMode, 4), ep, kModeDenormPreserve, width})
         modes.push_back(w);
     }
   if (modes.empty()) return {words.begin(), words.end()};
 
-  std::vector<std::uint32_t> head;  // capabilities and, below 1.4, the extension
-  if (preserves && !has_preserve) {
+  std::vector<std::uint32_t> head;  // capability and, below 1.4, extension
+  if (!has_capability) {
     head.push_back(first_word(kOpCapability, 2));
     head.push_back(kCapDenormPreserve);
-  }
-  if (flushes && !has_flush) {
-    head.push_back(first_word(kOpCapability, 2));
-    head.push_back(kCapDenormFlushToZero);
   }
   if (words[1] < kVersion14) {
     const std::vector<std::uint32_t> name = string_words("SPV_KHR_float_controls");

@@ -15,17 +15,13 @@ namespace nbx::vulkan {
 struct DenormPreserve {
   bool float32 = false;
   bool float64 = false;  // applied only to modules that declare the Float64 capability
-  // float32 gets DenormFlushToZero instead (with `float32`): for a module whose only float32
-  // arithmetic is atomic adds that the hardware flushes anyway (vk_pipelines.cpp), so that the
-  // driver need not emulate them to preserve subnormals.
-  bool flush_float32 = false;
 };
 
-// `words` (a SPIR-V module) with OpCapability DenormPreserve (DenormFlushToZero for a flushed
-// width) and one OpExecutionMode <entry point> DenormPreserve|DenormFlushToZero <width> per
-// requested width and entry point (plus OpExtension "SPV_KHR_float_controls" below SPIR-V 1.4,
-// where it is not core). A width whose denorm mode the module already sets is left as it is.
-// Throws Internal on a module that is not SPIR-V.
+// `words` (a SPIR-V module) with OpCapability DenormPreserve and one
+// OpExecutionMode <entry point> DenormPreserve <width> per requested width and entry point
+// (plus OpExtension "SPV_KHR_float_controls" below SPIR-V 1.4, where it is not core). A width
+// whose denorm mode the module already sets is left as it is. Throws Internal on a module
+// that is not SPIR-V.
 std::vector<std::uint32_t> with_denorm_preserve(std::span<const std::uint32_t> words,
                                                 DenormPreserve request);
 

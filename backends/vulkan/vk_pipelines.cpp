@@ -167,11 +167,9 @@ VkShaderModule Pipelines::shader(const std::string& module) {
   if (words.empty())
     throw Internal("vulkan: no embedded SPIR-V module named '" + module + "' in this build.");
   std::vector<std::uint32_t> patched;
-  if (ctx_.features.denorm_preserve_f32 || ctx_.features.denorm_preserve_f64 ||
-      ctx_.features.atomic_add_flush_f32) {
-    const bool flush = module == "scatter_rows_fadd" && ctx_.features.atomic_add_flush_f32;
-    patched = with_denorm_preserve(words, {ctx_.features.denorm_preserve_f32 || flush,
-                                           ctx_.features.denorm_preserve_f64, flush});
+  if (ctx_.features.denorm_preserve_f32 || ctx_.features.denorm_preserve_f64) {
+    patched = with_denorm_preserve(
+        words, {ctx_.features.denorm_preserve_f32, ctx_.features.denorm_preserve_f64});
     words = patched;
   }
   VkShaderModuleCreateInfo si{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};

@@ -166,14 +166,6 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   f.memory_budget = has(info.extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   f.denorm_preserve_f32 = p12.shaderDenormPreserveFloat32;
   f.denorm_preserve_f64 = p12.shaderDenormPreserveFloat64;
-  // NVIDIA's float32 atomic adds on global memory always flush subnormals (CUDA's atomicAdd
-  // alike, whatever -ftz says: NVIDIA's forum, "atomicAdd(float) does not add very small
-  // values", 2013); the scatter's float adds then flush on vulkan:0 as on cuda:0.
-  f.atomic_add_flush_f32 = f.float32_atomic_add && f.denorm_preserve_f32 &&
-                           p12.shaderDenormFlushToZeroFloat32 && base.vendorID == 0x10de;
-  if (const char* e = std::getenv("NBX_VULKAN_ATOMIC_DENORMS"))
-    f.atomic_add_flush_f32 =
-        std::string(e) == "flush" && f.float32_atomic_add && p12.shaderDenormFlushToZeroFloat32;
   f.subgroup_size = std::max(1u, p11.subgroupSize);
   f.subgroup_ops = p11.subgroupSupportedOperations;
   f.min_subgroup_size = size_control_props ? psize.minSubgroupSize : f.subgroup_size;
@@ -281,11 +273,11 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
       subnormals_text(f.denorm_preserve_f32, p12.shaderDenormFlushToZeroFloat32);
   x["float64_subnormals"] =
       subnormals_text(f.denorm_preserve_f64, p12.shaderDenormFlushToZeroFloat64);
+  // The scatters' float32 sums follow the modules' float mode, native atomics or not (the
+  // H200's driver keeps subnormals under DenormPreserve at full speed, where CUDA's atomicAdd
+  // flushes them: test_index_write_modes).
   x["float32_atomic_add_subnormals"] =
-      !f.float32_atomic_add ? "no native float32 atomic add (a compare-and-swap loop)"
-      : f.atomic_add_flush_f32
-          ? "flushed to zero (the hardware's atomic add flushes them, as CUDA's atomicAdd)"
-          : (f.denorm_preserve_f32 ? "preserved" : "may flush to zero");
+      f.denorm_preserve_f32 ? "preserved" : "may flush to zero (no DenormPreserve for float32)";
   x["storage_8bit"] = f.storage8 ? "yes" : "no";
   x["storage_16bit"] = f.storage16 ? "yes" : "no";
   x["subgroup_ops"] = subgroup_ops_text(f.subgroup_ops);

@@ -267,8 +267,8 @@ TEST_CASE("NBX_SCATTER forces the variant: atomic and sorted give the same exact
 TEST_CASE("float32 atomic sums keep subnormals unless the device says its atomic adds flush") {
   // 1e-40 is subnormal in float32. The host keeps it; a device whose extra
   // "float32_atomic_add_subnormals" says "flushed" (cuda:0, whose atomicAdd on global memory
-  // flushes, as PyTorch's scatter_add there; vulkan:0 on NVIDIA, which follows it so that the
-  // driver need not emulate the add) gives 0, one that says "preserved" keeps it.
+  // flushes, as PyTorch's scatter_add there) gives 0, one that says "preserved" (vulkan:0 with
+  // DenormPreserve, the H200's included) keeps it.
   ModeGuard guard;
   setenv("NBX_SCATTER", "atomic", 1);
   const float tiny = 1e-40f;
