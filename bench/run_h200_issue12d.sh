@@ -49,6 +49,13 @@ command -v ncu >/dev/null && step ncu_filter_select 150 "${NCU[@]}" --section So
 # The workgroup size's effect on the Vulkan cases (256 by default).
 [ -n "${WG128:-}" ] && step bench_vk_wave1_wg128 100 env NBX_VULKAN_WORKGROUP_SIZE=128 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_wg128.json"
 [ -n "${WG512:-}" ] && step bench_vk_wave1_wg512 100 env NBX_VULKAN_WORKGROUP_SIZE=512 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_wg512.json"
+# TUNES=1: vulkan:0's wave-1 suite under each diagnostic form of topk's filter
+# (NBX_VULKAN_SELECT_TUNE: 1 subgroupAny votes, 2 a scan for the runs, 4 no pretest).
+if [ -n "${TUNES:-}" ]; then
+  for t in 1 2 4; do
+    step bench_vk_wave1_tune$t 100 env NBX_VULKAN_SELECT_TUNE=$t "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_tune$t.json"
+  done
+fi
 # AB=1: the Vulkan cases again without the scatter's fault record (a diagnostic), and whether
 # CUDA's float32 atomicAdd on global memory flushes a subnormal (PyTorch's scatter_add).
 if [ -n "${AB:-}" ]; then
