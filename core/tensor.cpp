@@ -90,13 +90,58 @@ std::optional<Strides> view_strides(const Shape& shape, const Strides& strides,
 
 }  // namespace
 
+namespace {
+
+// A view lies inside its storage: as many strides as sizes, sizes, strides and the offset
+// non-negative (PyTorch's as_strided refuses negative strides too), and its last element —
+// found without overflow — within the storage's bytes. Every view is checked here, so no
+// backend reads or writes past a storage through one (a stride of 2^40 on a 6-float storage
+// read host memory at random; strides of 2^62 wrapped a kernel's bounds check; an offset of
+// 100 read the allocator's block past the storage).
+void check_view(const Storage* storage, std::int64_t offset, const Shape& shape,
+                const Strides& strides, DType dtype) {
+  const auto refuse = [&](const std::string& why) {
+    throw InvalidArgument("Tensor", "Tensor: a view of " + to_string(shape) + " with strides " +
+                                        to_string(strides) + " at offset " +
+                                        std::to_string(offset) + ": " + why + ".");
+  };
+  if (shape.size() != strides.size()) refuse("it needs as many strides as sizes");
+  std::int64_t n = 1;
+  for (int d = 0; d < shape.size(); ++d) {
+    if (shape[d] < 0) refuse("sizes must be non-negative");
+    if (strides[d] < 0) refuse("negative strides are not supported");
+    n *= shape[d] > 0 ? 1 : 0;
+  }
+  if (offset < 0) refuse("the offset must be non-negative");
+  if (n == 0) return;  // no element is ever read
+  if (storage == nullptr) refuse("it has no storage");
+  std::int64_t last = offset;
+  for (int d = 0; d < shape.size(); ++d) {
+    std::int64_t step = 0;
+    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      refuse("its last element lies past 2^63");
+  }
+  const std::int64_t item = std::int64_t(dtype_size(dtype));
+  std::int64_t end = 0;
+  if (__builtin_mul_overflow(last + 1, item, &end) ||
+      std::uint64_t(end) > std::uint64_t(storage->bytes()))
+    refuse("its last element (" + std::to_string(last) + ") lies past the storage's " +
+           std::to_string(storage->bytes() / std::size_t(item)) + " elements of " +
+           std::string(dtype_name(dtype)));
+}
+
+}  // namespace
+
 Tensor::Tensor(std::shared_ptr<Storage> storage, std::int64_t offset, Shape shape, Strides strides,
                DType dtype)
     : storage_(std::move(storage)),
       offset_(offset),
       shape_(shape),
       strides_(strides),
-      dtype_(dtype) {}
+      dtype_(dtype) {
+  check_view(storage_.get(), offset_, shape_, strides_, dtype_);
+}
 
 void Tensor::require_defined(const char* op) const {
   if (!defined())

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -94,6 +95,41 @@ TEST_CASE("views share storage and read the right elements") {
   CHECK(x.view({6, -1}).shape() == Shape{6, 4});
   CHECK(x.view({6, -1}).storage() == x.storage());
   CHECK(x.expand({5, 2, 3, 4}).strides() == Strides{0, 12, 4, 1});
+}
+
+TEST_CASE("a view built by the constructor lies inside its storage or is refused") {
+  // Found from outside (issue 15): a stride of 2^40 read host memory at random (segfault),
+  // strides of 2^62 wrapped a bounds check into garbage results, an offset of 100 on 6 floats
+  // read past the storage, a negative size threw std::length_error.
+  const Tensor a = Tensor::from_host(iota_f(6), {6});
+  const auto st = a.storage();
+  const auto refused = [&](std::int64_t offset, const Shape& shape, const Strides& strides,
+                           DType dtype, const std::string& why) {
+    CAPTURE(to_string(shape));
+    CAPTURE(to_string(strides));
+    try {
+      Tensor v(st, offset, shape, strides, dtype);
+      FAIL("accepted");
+    } catch (const InvalidArgument& e) {
+      CHECK(message_has(e, why));
+    }
+  };
+  refused(0, {2, 3}, {std::int64_t(1) << 40, 1}, DType::kFloat32, "past the storage");
+  refused(0, {4, 3}, {std::numeric_limits<std::int64_t>::max() / 2, 1}, DType::kFloat32,
+          "past 2^63");
+  refused(100, {1}, {1}, DType::kFloat32, "past the storage");
+  refused(0, {4}, {1}, DType::kFloat64, "past the storage");  // 32 bytes of 24
+  refused(0, {2, -3}, {3, 1}, DType::kFloat32, "non-negative");
+  refused(0, {2, 3}, {-3, 1}, DType::kFloat32, "negative strides");
+  refused(-1, {1}, {1}, DType::kFloat32, "offset");
+  refused(0, {2, 3}, {3}, DType::kFloat32, "as many strides");
+  // What fits is a view: the last element exactly at the end, 8-byte elements of the same bytes,
+  // zero-size views anywhere, a stride past the end on a size-1 dim.
+  CHECK(Tensor(st, 5, {1}, {1}, DType::kFloat32).to_host<float>() == std::vector<float>{6.5f});
+  CHECK(Tensor(st, 0, {3}, {1}, DType::kFloat64).numel() == 3);
+  CHECK(Tensor(st, 1000, {0, 4}, {4, 1}, DType::kFloat32).numel() == 0);
+  CHECK(Tensor(st, 0, {1, 2}, {std::int64_t(1) << 50, 3}, DType::kFloat32).to_host<float>() ==
+        std::vector<float>{1.5f, 4.5f});
 }
 
 TEST_CASE("reshape copies only when a view is impossible") {
