@@ -1,4 +1,5 @@
 #include <array>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -129,8 +130,17 @@ class HostDevice final : public BackendDevice {
 std::uint64_t host_memory_limit_from_env() {
   const char* env = std::getenv("NBX_HOST_MEMORY_LIMIT");
   if (!env || !*env) return 0;
+  const auto refuse = [&](const std::string& why) {
+    throw InvalidArgument("NBX_HOST_MEMORY_LIMIT",
+                          "NBX_HOST_MEMORY_LIMIT='" + std::string(env) + "' " + why +
+                              " (examples: 1048576, 512M, 2G).");
+  };
+  // Digits first: strtoull would read "-5M" as 2^64 - 5 MiB and skip leading blanks.
+  if (*env < '0' || *env > '9') refuse("is not a byte count");
   char* end = nullptr;
+  errno = 0;
   const unsigned long long v = std::strtoull(env, &end, 10);
+  if (errno == ERANGE) refuse("is larger than 2^64 bytes");
   std::uint64_t scale = 1;
   if (end && *end) {
     switch (*end) {
@@ -153,11 +163,11 @@ std::uint64_t host_memory_limit_from_env() {
         std::strcmp(end + 1, "B") != 0)
       scale = 0;
   }
-  if (end == env || scale == 0)
-    throw InvalidArgument("NBX_HOST_MEMORY_LIMIT",
-                          "NBX_HOST_MEMORY_LIMIT='" + std::string(env) +
-                              "' is not a byte count (examples: 1048576, 512M, 2G).");
-  return v * scale;
+  if (end == env || scale == 0) refuse("is not a byte count");
+  std::uint64_t bytes = 0;
+  // 17592186044417M wrapped to a 1 MiB cap.
+  if (__builtin_mul_overflow(std::uint64_t(v), scale, &bytes)) refuse("is larger than 2^64 bytes");
+  return bytes;
 }
 
 DeviceListing HostBackend::list_devices() {

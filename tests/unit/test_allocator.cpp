@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/host/host_backend.hpp"
 #include "core/tensor.hpp"
 
 using namespace nbx;
@@ -85,4 +86,24 @@ TEST_CASE("a request beyond the cap fails without corrupting later allocations")
   CHECK_THROWS_AS(Tensor::empty({1 << 26}, float32), OutOfMemory);  // 256 MiB > 64 MiB
   const Tensor ok = Tensor::full({1024}, 3, int32);
   CHECK(ok.to_host<std::int32_t>()[1023] == 3);
+}
+
+TEST_CASE("NBX_HOST_MEMORY_LIMIT is a byte count or a typed error, never a wrapped one") {
+  // Found from outside (issue 15): 17592186044417M wrapped to a 1 MiB cap and -5M was taken.
+  const std::string saved =
+      std::getenv("NBX_HOST_MEMORY_LIMIT") ? std::getenv("NBX_HOST_MEMORY_LIMIT") : "";
+  const auto limit = [](const char* v) {
+    setenv("NBX_HOST_MEMORY_LIMIT", v, 1);
+    return host::host_memory_limit_from_env();
+  };
+  CHECK(limit("1048576") == 1048576u);
+  CHECK(limit("512M") == 512ull << 20);
+  CHECK(limit("2GiB") == 2ull << 30);
+  CHECK(limit("16777215G") == 16777215ull << 30);
+  for (const char* bad :
+       {"-5M", "+5M", " 5M", "17592186044417M", "18446744073709551616", "5X", "5MB2", "M"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(limit(bad), InvalidArgument);
+  }
+  setenv("NBX_HOST_MEMORY_LIMIT", saved.c_str(), 1);
 }
