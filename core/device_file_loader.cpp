@@ -74,11 +74,26 @@ class Reader {
       int base = 10;
       if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
         base = 16, s.remove_prefix(2);
+      // A digit must follow the sign and prefix: from_chars takes a sign of its own, which
+      // read "--1024" as 1024 and "-0x-40" as 64.
+      const auto digit = [base](char c) {
+        return (c >= '0' && c <= '9') ||
+               (base == 16 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+      };
+      if (s.empty() || !digit(s[0]))
+        fail(line, key, "has the wrong type: expected an integer, got " + show(n) + ".");
       std::int64_t v = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
       if (!s.empty() && ec == std::errc() && p == s.data() + s.size()) return neg ? -v : v;
     }
     fail(line, key, "has the wrong type: expected an integer, got " + show(n) + ".");
+  }
+  // A 32-bit identifier (vendor_id, driver_id): 0x100010005 was truncated to 0x10005.
+  std::uint32_t to_u32(const YAML::Node& n, std::string_view key, int line) const {
+    const std::int64_t v = to_int(n, key, line);
+    if (v < 0 || v > std::int64_t(0xffffffffu))
+      fail(line, key, "must lie in [0, 0xffffffff], got " + show(n) + ".");
+    return static_cast<std::uint32_t>(v);
   }
   double to_float(const YAML::Node& n, std::string_view key, int line) const {
     if (n.IsScalar() && !n.Scalar().empty()) {
@@ -115,7 +130,7 @@ class Reader {
     if (n.IsScalar()) {
       if (auto id = detail::vulkan_driver_id_from_name(n.Scalar())) return id;
       if (!n.Scalar().empty() && std::isdigit(static_cast<unsigned char>(n.Scalar()[0])))
-        return static_cast<std::uint32_t>(to_int(n, key, line));
+        return to_u32(n, key, line);
     }
     fail(line, key,
          "has the value " + show(n) +
@@ -243,7 +258,7 @@ class Reader {
                    rule, full, r.line,
                    [&](const std::string& rk, const std::string& rf, const YAML::Node& rv, int rl) {
                      if (rk == "vendor_id")
-                       r.vendor_id = static_cast<std::uint32_t>(to_int(rv, rf, rl));
+                       r.vendor_id = to_u32(rv, rf, rl);
                      else if (rk == "device_name")
                        r.device_names = to_strings(rv, rf, rl);
                      else if (rk == "driver_id") {
@@ -284,7 +299,7 @@ class Reader {
              else if (k == "gcn_arch")
                d.gcn_arch = to_string(v, full, kl);
              else if (k == "vendor_id")
-               d.vendor_id = static_cast<std::uint32_t>(to_int(v, full, kl));
+               d.vendor_id = to_u32(v, full, kl);
              else if (k == "driver_id")
                d.driver_id = to_driver_id(v, full, kl);
              else

@@ -127,6 +127,10 @@ TEST_CASE("each kind of malformed device file names file, line and key") {
   check_error("malformed_bad_match.yml", 7, "match.opencl");
   check_error("malformed_wrong_list_type.yml", 19, "capabilities.subgroup.sizes");
   check_error("malformed_not_a_section.yml", 29, "capabilities.reduce");
+  // Integers read strictly (issue 15): one sign, a digit after it and after 0x, 32-bit ids.
+  check_error("malformed_double_sign.yml", 22, "capabilities.shared_memory.per_block");
+  check_error("malformed_hex_sign.yml", 22, "capabilities.shared_memory.per_block");
+  check_error("malformed_vendor_range.yml", 8, "match.vulkan.vendor_id");
 }
 
 TEST_CASE("a YAML syntax error names the file and the line the parser stopped at") {
