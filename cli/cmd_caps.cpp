@@ -100,7 +100,7 @@ void run_diff(const CapsOptions& o) {
     Json out = {{"a", Json::parse(capabilities_to_json(a))},
                 {"b", Json::parse(capabilities_to_json(b))},
                 {"differences", differing}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
     return;
   }
   std::printf("  A = %s  [%s]\n  B = %s  [%s]\n", a.device.c_str(), a.device_file.c_str(),
@@ -145,7 +145,10 @@ void run_all_present(const CapsOptions& o) {
       }
     }
   }
-  if (o.json) std::cout << Json{{"devices", devices}, {"unavailable", unavailable}}.dump(2) << "\n";
+  if (o.json)
+    std::cout << Json{{"devices", devices}, {"unavailable", unavailable}}.dump(
+                     2, ' ', false, Json::error_handler_t::replace)
+              << "\n";
 }
 
 void run_caps(const CapsOptions& o) {

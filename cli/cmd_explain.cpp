@@ -85,7 +85,7 @@ void print_json(const ops::OpExplanation& e) {
                               {"source", c.source},
                               {"reason", c.reason}});
   }
-  std::cout << j.dump(2) << "\n";
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 std::string dtype_list(const std::vector<DType>& dtypes) {
@@ -121,7 +121,7 @@ void print_list(bool json) {
            {"operand_names", e.operand_names},
            {"example",
             {{"dtype", dtype_list(e.example_dtypes)}, {"shape", shape_list(e.example_shapes)}}}});
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   std::cout << ops.size()

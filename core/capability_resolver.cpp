@@ -433,7 +433,9 @@ std::string capabilities_to_json(const Capabilities& c, int indent) {
   json out = {{"device", c.device},   {"backend", c.backend},  {"device_file", c.device_file},
               {"match", c.match},     {"generic", c.generic},  {"overlay", c.overlay},
               {"capabilities", caps}, {"conflicts", conflicts}};
-  return out.dump(indent);
+  // Text that is not UTF-8 (an arch or a path with invalid bytes) is written with U+FFFD, not
+  // thrown as nlohmann's type_error 316.
+  return out.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace nbx

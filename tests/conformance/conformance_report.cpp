@@ -239,7 +239,7 @@ std::string report_to_json(const Report& report) {
                      {"not_applicable", report.counts.not_applicable},
                      {"unavailable", report.unavailable},
                      {"devices", std::move(devices)}};
-  return root.dump(1);
+  return root.dump(1, ' ', false, json::error_handler_t::replace);
 }
 
 Report report_from_json(const std::string& text) {

@@ -307,6 +307,19 @@ TEST_CASE("architectures by name, by bare arch and by path") {
                   nbx::InvalidArgument);
 }
 
+TEST_CASE("text that is not UTF-8 reaches the JSON output as U+FFFD, not an abort") {
+  // Found from outside (issue 15): an arch value or a path with invalid bytes made `nbx caps
+  // --json` abort on nlohmann's type_error 316.
+  nbx::Capabilities c = resolve("cuda", h200_cuda());
+  c.device = "arch test/v\xff\xfe";
+  c.device_file = "/tmp/\xff.yml";
+  std::string out;
+  CHECK_NOTHROW(out = nbx::capabilities_to_json(c));
+  const nlohmann::json j = nlohmann::json::parse(out);
+  CHECK(j["device"] == "arch test/v\xef\xbf\xbd\xef\xbf\xbd");
+  CHECK(j["device_file"] == "/tmp/\xef\xbf\xbd.yml");
+}
+
 TEST_CASE("the JSON output parses back to the same values, sources and conflicts") {
   nbx::DeviceProperties p = h200_cuda();
   p.shared_memory_per_block_optin = 100000;
