@@ -2,6 +2,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,31 @@ class Odometer {
 struct Row {
   std::vector<Value> values;  // the row's elements in reduced-dims row-major order
 };
+
+// The row's scratch, within the host memory cap (NBX_HOST_MEMORY_LIMIT) and as OutOfMemory
+// where the host cannot give it: a sum over expand({6, 2^40}) threw std::bad_alloc.
+void reserve_row(Row& row, std::int64_t row_len) {
+  const std::uint64_t bytes = std::uint64_t(row_len) * sizeof(Value);
+  const std::uint64_t cap = host_memory_limit_from_env();
+  if (cap && bytes > cap)
+    throw OutOfMemory("host", bytes, cap, 0, 0,
+                      "reduce on host: a row of " + std::to_string(row_len) + " elements needs " +
+                          std::to_string(bytes) +
+                          " bytes of scratch, above the host memory cap (NBX_HOST_MEMORY_LIMIT=" +
+                          std::to_string(cap) + " bytes).");
+  try {
+    row.values.resize(static_cast<std::size_t>(row_len));
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory("host", bytes, 0, 0, 0,
+                      "reduce on host: the host could not allocate " + std::to_string(bytes) +
+                          " bytes of scratch for a row of " + std::to_string(row_len) +
+                          " elements.");
+  } catch (const std::length_error&) {
+    throw OutOfMemory("host", bytes, 0, 0, 0,
+                      "reduce on host: a row of " + std::to_string(row_len) +
+                          " elements is more scratch than the host can address.");
+  }
+}
 
 bool is_nan(const Value& v) {
   return v.is_float && std::isnan(v.f);
@@ -232,7 +259,7 @@ void run_family(const abi::ReduceParams& p, std::span<const KernelBuffer> buffer
   Odometer in_row(p.out_ndim, p.out_sizes, p.in_kept_strides, p.in_offset);
   Odometer idx_pos(p.out_ndim, p.out_sizes, p.index_strides, p.index_offset);
   Row row;
-  row.values.resize(static_cast<std::size_t>(p.row_len));
+  reserve_row(row, p.row_len);
   for (std::int64_t r = 0; r < p.rows; ++r) {
     Odometer elem(p.red_ndim, p.red_sizes, p.in_red_strides, in_row.offset());
     for (std::int64_t k = 0; k < p.row_len; ++k, elem.next())

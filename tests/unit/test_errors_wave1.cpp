@@ -298,6 +298,10 @@ TEST_CASE("out of memory: matmul and softmax outputs over the cap, nothing leake
                     OutOfMemory);
     CHECK(host.memory_stats().allocated == with_big.allocated);
     CHECK_THROWS_AS(ops::cumsum(big, 0), OutOfMemory);
+    // A reduction's row scratch on the host counts against the cap too (issue 15: the sum of
+    // expand({6, 2^40}) threw std::bad_alloc).
+    CHECK_THROWS_AS(ops::sum(Tensor::ones({6, 1}, float32).expand({6, std::int64_t(1) << 40})),
+                    OutOfMemory);
     CHECK_THROWS_AS(ops::layer_norm(big, {32 << 20}), OutOfMemory);
     CHECK(host.memory_stats().allocated == with_big.allocated);
   }
