@@ -195,18 +195,27 @@ bool restricts(const CapabilityKeySpec& spec, const CapabilityValue& wanted,
 }
 
 void check_overlay_relations(const Capabilities& c, const OverlayFile& o) {
-  auto bad = [&](const std::string& what) {
-    throw InvalidArgument("overlay", o.path + ": on " + c.device + ", " + what +
+  // Named at the line of the overlay's own key of the pair (the one that broke the relation).
+  auto bad = [&](const std::string& what, std::initializer_list<const char*> keys) {
+    int line = 0;
+    for (const char* k : keys)
+      if (auto it = o.capabilities.find(k); it != o.capabilities.end() && line == 0)
+        line = it->second.line;
+    throw InvalidArgument("overlay", o.path + ":" + std::to_string(line) + ": on " + c.device +
+                                         ", " + what +
                                          "; lower or raise the related key in the overlay too.");
   };
   const auto& sizes = c.subgroup_sizes.value;
   if (std::find(sizes.begin(), sizes.end(), c.subgroup_size.value) == sizes.end())
     bad("subgroup.sizes no longer holds subgroup.size (" + std::to_string(c.subgroup_size.value) +
-        ")");
+            ")",
+        {"subgroup.sizes", "subgroup.size"});
   if (c.shared_memory_per_block.value > c.shared_memory_per_block_optin.value)
-    bad("shared_memory.per_block_optin is below shared_memory.per_block");
+    bad("shared_memory.per_block_optin is below shared_memory.per_block",
+        {"shared_memory.per_block_optin", "shared_memory.per_block"});
   if (c.attention.min_tile.value > c.attention.block_ceiling.value)
-    bad("attention.min_tile is above attention.block_ceiling");
+    bad("attention.min_tile is above attention.block_ceiling",
+        {"attention.block_ceiling", "attention.min_tile"});
 }
 
 std::string overlay_or_env(const std::string& overlay_path) {

@@ -267,6 +267,21 @@ TEST_CASE("an overlay that breaks a relation between keys is refused as invalid"
       overlay("relation", "  subgroup: {sizes: [8]}\n  attention: {block_ceiling: 4}\n");
   CHECK_THROWS_AS(resolve("vulkan", llvmpipe(), path), nbx::InvalidArgument);
   std::filesystem::remove(path);
+  // Each relation names the line of the overlay's key (issue 15: it named none).
+  const auto message = [](const std::string& p) {
+    try {
+      resolve("vulkan", llvmpipe(), p);
+    } catch (const nbx::InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  path = overlay("relation_optin", "  fp64: false\n  shared_memory: {per_block_optin: 1024}\n");
+  CHECK(message(path).find(path + ":5: ") == 0);
+  std::filesystem::remove(path);
+  path = overlay("relation_tile", "  attention: {block_ceiling: 4}\n");
+  CHECK(message(path).find(path + ":4: ") == 0);
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("NBX_DEVICE_OVERLAY applies to every device resolved without an explicit overlay") {
