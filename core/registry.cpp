@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -80,32 +81,53 @@ Backend* load_vendor_backend(const std::string& name, std::string& reason) {
   return nullptr;
 }
 
-std::vector<BackendStatus> load_all() {
-  std::vector<BackendStatus> out;
-  static host::HostBackend host_backend;
-  out.push_back({"host", true, &host_backend, ""});
-  for (const VendorBackend& v : kVendorBackends) {
-    BackendStatus s{v.name, v.compiled_in, nullptr, ""};
-    if (!v.compiled_in) {
-      s.unavailable_reason = "not compiled in (configure with -D" + s.name + "=enabled)";
-    } else {
-      s.backend = load_vendor_backend(s.name, s.unavailable_reason);
+// The backends' slots: host first, then the vendors in kVendorBackends' order. Each loads at
+// its first use (host_device() loads no vendor module, cuda:0 no Vulkan loader), once. The
+// slots are never destroyed: devices — never closed either (device.cpp) — hold their
+// backends' instances to the end of the process, and the backends stay reachable for leak
+// checkers instead of being lost with a static vector at exit.
+struct Slot {
+  std::once_flag once;
+  BackendStatus status;
+};
+constexpr std::size_t kSlots = 1 + std::size(kVendorBackends);
+
+Slot& loaded_slot(std::size_t i) {
+  static auto* slots = new std::array<Slot, kSlots>();
+  Slot& s = (*slots)[i];
+  std::call_once(s.once, [&] {
+    if (i == 0) {
+      static auto* host_backend = new host::HostBackend();
+      s.status = {"host", true, host_backend, ""};
+      return;
     }
-    out.push_back(std::move(s));
-  }
-  return out;
+    const VendorBackend& v = kVendorBackends[i - 1];
+    s.status = {v.name, v.compiled_in, nullptr, ""};
+    if (!v.compiled_in)
+      s.status.unavailable_reason =
+          "not compiled in (configure with -D" + s.status.name + "=enabled)";
+    else
+      s.status.backend = load_vendor_backend(s.status.name, s.status.unavailable_reason);
+  });
+  return s;
 }
 
 }  // namespace
 
 const std::vector<BackendStatus>& backend_statuses() {
-  static const std::vector<BackendStatus> statuses = load_all();
+  static const std::vector<BackendStatus> statuses = [] {
+    std::vector<BackendStatus> out;
+    for (std::size_t i = 0; i < kSlots; ++i) out.push_back(loaded_slot(i).status);
+    return out;
+  }();
   return statuses;
 }
 
 Backend& backend_by_name(std::string_view name) {
-  for (const BackendStatus& s : backend_statuses()) {
-    if (s.name != name) continue;
+  for (std::size_t i = 0; i < kSlots; ++i) {
+    if ((i == 0 ? std::string_view("host") : std::string_view(kVendorBackends[i - 1].name)) != name)
+      continue;
+    const BackendStatus& s = loaded_slot(i).status;
     if (!s.backend)
       throw Unavailable(s.name, s.unavailable_reason,
                         "The " + s.name + " backend is unavailable: " + s.unavailable_reason + ".");

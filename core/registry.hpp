@@ -30,7 +30,8 @@ struct BackendStatus {
 };
 
 // Every backend this build knows, compiled in or not, in a fixed order: host, cuda, hip,
-// vulkan. Loading happens once per process; thread-safe.
+// vulkan (loading each that is not yet loaded). Each backend loads once per process, at its
+// first use — backend_by_name loads only the one it names; thread-safe.
 const std::vector<BackendStatus>& backend_statuses();
 
 // The loaded backend of that name. Throws Unavailable with the reason when it is not
