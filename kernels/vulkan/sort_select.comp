@@ -371,7 +371,8 @@ Threshold threshold_of(uvec2 bound, uint bits) {
   Threshold t;
   uvec2 raw;
   const bool known = element_of_key(bound, raw);
-  t.f = known ? pretest_float(raw.x) : (bound == sort_key(uvec2(0u), bits, P.key.y, P.key.z, P.key.w != 0u) ? 0.0 : uintBitsToFloat(0x7f800000u));
+  const uvec2 zero_key = sort_key(uvec2(0u), bits, P.key.y, P.key.z, P.key.w != 0u);
+  t.f = known ? pretest_float(raw.x) : bound == zero_key ? 0.0 : uintBitsToFloat(0x7f800000u);
   t.i = pretest_signed(raw.x, bits);
   t.u = raw.x;
   return t;
