@@ -131,9 +131,9 @@ std::uint64_t host_memory_limit_from_env() {
   const char* env = std::getenv("NBX_HOST_MEMORY_LIMIT");
   if (!env || !*env) return 0;
   const auto refuse = [&](const std::string& why) {
-    throw InvalidArgument("NBX_HOST_MEMORY_LIMIT",
-                          "NBX_HOST_MEMORY_LIMIT='" + std::string(env) + "' " + why +
-                              " (examples: 1048576, 512M, 2G).");
+    throw InvalidArgument("NBX_HOST_MEMORY_LIMIT", "NBX_HOST_MEMORY_LIMIT='" + std::string(env) +
+                                                       "' " + why +
+                                                       " (examples: 1048576, 512M, 2G).");
   };
   // Digits first: strtoull would read "-5M" as 2^64 - 5 MiB and skip leading blanks.
   if (*env < '0' || *env > '9') refuse("is not a byte count");
