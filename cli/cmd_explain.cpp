@@ -1,6 +1,7 @@
 // `nbx explain OP --dtype D[,D…] --shape S[;S…] [--device DEV | --arch A] [--overlay F]
 // [--groups G] [--json]` prints the decision an op's wrapper takes on a device (present or
 // not), without running; `nbx explain --list [--json]` lists every op it knows.
+#include <charconv>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -31,18 +32,31 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-// "4096,4096" or "4096x4096"; "()" or "[]" or "" is a 0-d shape.
+// "4096,4096" or "4096x4096"; "()" or "[]" or "" is a 0-d shape. Read strictly: every
+// dimension whole digits ("3abc" was read as 3), none empty ("4,x" was read as [4]), none
+// negative ("-4,3" was explained).
 Shape parse_shape(std::string text) {
+  const std::string given = text;
+  const auto refuse = [&](const std::string& why) {
+    throw InvalidArgument("explain", "explain: --shape '" + given + "': " + why + ".");
+  };
   for (char& c : text)
-    if (c == 'x' || c == '[' || c == ']' || c == '(' || c == ')') c = c == 'x' ? ',' : ' ';
+    if (c == 'x' || c == 'X' || c == '[' || c == ']' || c == '(' || c == ')')
+      c = c == 'x' || c == 'X' ? ',' : ' ';
+  if (text.find_first_not_of(' ') == std::string::npos) return {};
+  if (text.find_last_not_of(' ') == text.rfind(',')) refuse("a separator ends it");
   Shape s;
-  for (const std::string& part : split(text, ',')) {
-    if (part.find_first_not_of(' ') == std::string::npos) continue;
-    try {
-      s.push_back(std::stoll(part));
-    } catch (const std::exception&) {
-      throw InvalidArgument("explain", "explain: '" + part + "' is not a dimension size.");
-    }
+  for (std::string part : split(text, ',')) {
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    if (part.empty()) refuse("a dimension is empty");
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec == std::errc::result_out_of_range) refuse("'" + part + "' is larger than 2^63");
+    if (ec != std::errc() || end != part.data() + part.size())
+      refuse("'" + part + "' is not a dimension size");
+    if (v < 0) refuse("sizes must be non-negative, got " + part);
+    s.push_back(v);
   }
   return s;
 }
