@@ -1,6 +1,8 @@
 // What every nbx command-line program shares: parsing with CLI11, nbx errors as one line on
 // stderr, and the exit status a subcommand asked for.
+#include <fstream>
 #include <iostream>
+#include <string>
 
 #include "cli/cli_main_commands.hpp"
 #include "core/errors.hpp"
@@ -15,6 +17,14 @@ int exit_code() {
 }
 void set_exit_code(int code) {
   g_exit_code = code;
+}
+
+void require_writable(const std::string& path, const char* command) {
+  if (path.empty()) return;
+  std::ofstream f(path, std::ios::app);
+  if (!f)
+    throw InvalidArgument(command, std::string(command) + ": cannot write --json " + path +
+                                       " (no such folder, or no permission).");
 }
 
 int run_app(CLI::App& app, int argc, char** argv) {

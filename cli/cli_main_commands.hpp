@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace nbx::cli {
 
@@ -14,6 +15,11 @@ void register_explain_command(CLI::App& app);
 // Parses and runs the chosen subcommand; returns the process exit status: CLI11's for bad
 // arguments, 1 for an nbx::Error (printed on one line), else what the subcommand asked for.
 int run_app(CLI::App& app, int argc, char** argv);
+
+// Throws InvalidArgument naming `command` when `path` (a --json file) cannot be written, so a
+// bad path is reported before a long run, not after it. Creates the file if it is absent;
+// an existing one is left as it is until the run writes it.
+void require_writable(const std::string& path, const char* command);
 
 // The exit status the chosen subcommand asked for (0 unless it set one).
 int exit_code();

@@ -53,6 +53,7 @@ void run_wave1(const Device& device, const BenchOptions& o) {
 }
 
 void run_bench(const BenchOptions& o) {
+  require_writable(o.json, "bench");
   const Device device = o.device.empty() ? default_device() : open(o.device);
   if (o.suite == "wave1") return run_wave1(device, o);
   if (o.suite == "matmul") {

@@ -40,6 +40,7 @@ std::pair<int, int> parse_shard(const std::string& text) {
 }
 
 int run(const ConformanceArgs& a) {
+  require_writable(a.json_path, "conformance");
   conformance::Options o;
   if (!a.backend.empty()) o.backend = a.backend;
   if (!a.device.empty()) o.device = a.device;
