@@ -49,17 +49,9 @@ command -v ncu >/dev/null && step ncu_filter_select 150 "${NCU[@]}" --section So
 # The workgroup size's effect on the Vulkan cases (256 by default).
 [ -n "${WG128:-}" ] && step bench_vk_wave1_wg128 100 env NBX_VULKAN_WORKGROUP_SIZE=128 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_wg128.json"
 [ -n "${WG512:-}" ] && step bench_vk_wave1_wg512 100 env NBX_VULKAN_WORKGROUP_SIZE=512 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_wg512.json"
-# TUNES=1: vulkan:0's wave-1 suite under each diagnostic form of topk's filter
-# (NBX_VULKAN_SELECT_TUNE: 1 subgroupAny votes, 2 a scan for the runs, 4 no pretest).
-if [ -n "${TUNES:-}" ]; then
-  for t in 1 2 4; do
-    step bench_vk_wave1_tune$t 100 env NBX_VULKAN_SELECT_TUNE=$t "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_tune$t.json"
-  done
-fi
-# AB=1: the Vulkan cases again without the scatter's fault record (a diagnostic), and whether
-# CUDA's float32 atomicAdd on global memory flushes a subnormal (PyTorch's scatter_add).
+# AB=1: whether CUDA's float32 atomicAdd on global memory flushes a subnormal (PyTorch's
+# scatter_add).
 if [ -n "${AB:-}" ]; then
-  step bench_vk_wave1_nofaults 100 env NBX_VULKAN_SCATTER_FAULTS=0 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_nofaults.json"
   step probe_atomic_ftz 60 python3 -c "import torch; z=torch.zeros(2,device='cuda'); s=torch.tensor([1e-40,1e-40],device='cuda'); i=torch.tensor([0,0],device='cuda'); print('torch cuda scatter_add of two 1e-40:', z.scatter_add(0,i,s).tolist(), 'plain add:', (s[0]+s[1]).item())"
 fi
 if [ -n "${SUITES:-}" ]; then

@@ -91,6 +91,9 @@ struct Slot {
   BackendStatus status;
 };
 constexpr std::size_t kSlots = 1 + std::size(kVendorBackends);
+std::string_view slot_name(std::size_t i) {
+  return i == 0 ? "host" : kVendorBackends[i - 1].name;
+}
 
 Slot& loaded_slot(std::size_t i) {
   static auto* slots = new std::array<Slot, kSlots>();
@@ -125,8 +128,7 @@ const std::vector<BackendStatus>& backend_statuses() {
 
 Backend& backend_by_name(std::string_view name) {
   for (std::size_t i = 0; i < kSlots; ++i) {
-    if ((i == 0 ? std::string_view("host") : std::string_view(kVendorBackends[i - 1].name)) != name)
-      continue;
+    if (slot_name(i) != name) continue;
     const BackendStatus& s = loaded_slot(i).status;
     if (!s.backend)
       throw Unavailable(s.name, s.unavailable_reason,

@@ -88,10 +88,6 @@ std::optional<Strides> view_strides(const Shape& shape, const Strides& strides,
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // A view lies inside its storage: as many strides as sizes, sizes, strides and the offset
 // non-negative (PyTorch's as_strided refuses negative strides too), and its last element —
 // found without overflow — within the storage's bytes. Every view is checked here, so no
@@ -106,14 +102,14 @@ void check_view(const Storage* storage, std::int64_t offset, const Shape& shape,
                                         std::to_string(offset) + ": " + why + ".");
   };
   if (shape.size() != strides.size()) refuse("it needs as many strides as sizes");
-  std::int64_t n = 1;
+  bool empty = false;
   for (int d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0) refuse("sizes must be non-negative");
     if (strides[d] < 0) refuse("negative strides are not supported");
-    n *= shape[d] > 0 ? 1 : 0;
+    empty = empty || shape[d] == 0;
   }
   if (offset < 0) refuse("the offset must be non-negative");
-  if (n == 0) return;  // no element is ever read
+  if (empty) return;  // no element is ever read
   if (storage == nullptr) refuse("it has no storage");
   std::int64_t last = offset;
   for (int d = 0; d < shape.size(); ++d) {
@@ -124,7 +120,7 @@ void check_view(const Storage* storage, std::int64_t offset, const Shape& shape,
   }
   const std::int64_t item = std::int64_t(dtype_size(dtype));
   std::int64_t end = 0;
-  if (__builtin_mul_overflow(last + 1, item, &end) ||
+  if (__builtin_add_overflow(last, 1, &end) || __builtin_mul_overflow(end, item, &end) ||
       std::uint64_t(end) > std::uint64_t(storage->bytes()))
     refuse("its last element (" + std::to_string(last) + ") lies past the storage's " +
            std::to_string(storage->bytes() / std::size_t(item)) + " elements of " +

@@ -41,28 +41,25 @@ struct Row {
   std::vector<Value> values;  // the row's elements in reduced-dims row-major order
 };
 
-// The row's scratch, within the host memory cap (NBX_HOST_MEMORY_LIMIT) and as OutOfMemory
-// where the host cannot give it: a sum over expand({6, 2^40}) threw std::bad_alloc.
+// The row's scratch, within the host memory cap (NBX_HOST_MEMORY_LIMIT, read once as the
+// host device reads it) and as OutOfMemory where the host cannot give it: a sum over
+// expand({6, 2^40}) threw std::bad_alloc.
 void reserve_row(Row& row, std::int64_t row_len) {
+  static const std::uint64_t cap = host_memory_limit_from_env();
   const std::uint64_t bytes = std::uint64_t(row_len) * sizeof(Value);
-  const std::uint64_t cap = host_memory_limit_from_env();
-  if (cap && bytes > cap)
+  const auto refuse = [&](const std::string& why) {
     throw OutOfMemory("host", bytes, cap, 0, 0,
                       "reduce on host: a row of " + std::to_string(row_len) + " elements needs " +
-                          std::to_string(bytes) +
-                          " bytes of scratch, above the host memory cap (NBX_HOST_MEMORY_LIMIT=" +
-                          std::to_string(cap) + " bytes).");
+                          std::to_string(bytes) + " bytes of scratch, " + why + ".");
+  };
+  if (cap && bytes > cap)
+    refuse("above the host memory cap (NBX_HOST_MEMORY_LIMIT=" + std::to_string(cap) + " bytes)");
   try {
     row.values.resize(static_cast<std::size_t>(row_len));
   } catch (const std::bad_alloc&) {
-    throw OutOfMemory("host", bytes, 0, 0, 0,
-                      "reduce on host: the host could not allocate " + std::to_string(bytes) +
-                          " bytes of scratch for a row of " + std::to_string(row_len) +
-                          " elements.");
+    refuse("which the host could not allocate");
   } catch (const std::length_error&) {
-    throw OutOfMemory("host", bytes, 0, 0, 0,
-                      "reduce on host: a row of " + std::to_string(row_len) +
-                          " elements is more scratch than the host can address.");
+    refuse("more than the host can address");
   }
 }
 

@@ -6,7 +6,6 @@
 // native atomic (launch_rows), scatter.comp's element form otherwise. BackendDevice::launch
 // validated the block (core/families/scatter_family.cpp).
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
@@ -29,14 +28,6 @@ struct GpuParams {
 static_assert(sizeof(GpuParams) == 208);
 
 constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shader's uint arithmetic, with room
-
-// 1: scatter_rows.comp records a bad index in the fault buffer (always, but for the
-// diagnostic NBX_VULKAN_SCATTER_FAULTS=0, which only skips them: it measures what the
-// record's compare-and-swap costs the shader's atomics, bench/run_h200_issue12d.sh).
-std::uint32_t fault_records() {
-  const char* e = std::getenv("NBX_VULKAN_SCATTER_FAULTS");
-  return e && std::string(e) == "0" ? 0u : 1u;
-}
 
 // The uniform block of scatter_rows.comp (std140, all uvec4).
 struct GpuRowsParams {
@@ -137,8 +128,7 @@ bool launch_rows(VulkanDevice& dev, const abi::ScatterParams& p, const KernelLau
                                 std::uint32_t(p.wrap_negative),
                                 std::uint32_t(p.reduce),
                                 assign ? 0u : std::uint32_t(p.dtype),
-                                n == 2 ? 1u : 0u,
-                                fault_records()};
+                                n == 2 ? 1u : 0u};
   const DispatchBuffer bufs[3] = {{launch.buffers[0].memory, true},
                                   {launch.buffers[1].memory, false},
                                   {launch.buffers[2].memory, false}};

@@ -91,12 +91,6 @@ void check_rank_shared(const LaunchChecks& chk, const DeviceFeatures& f, std::ui
                                               std::to_string(f.max_shared_memory));
 }
 
-// sort_select.comp's TUNE bits (NBX_VULKAN_SELECT_TUNE=0..7, a diagnostic; 0 by default).
-std::uint32_t select_tune() {
-  const char* e = std::getenv("NBX_VULKAN_SELECT_TUNE");
-  return e ? std::uint32_t(std::strtoul(e, nullptr, 10) & 7u) : 0u;
-}
-
 }  // namespace
 
 void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaunch& launch) {
@@ -188,10 +182,6 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
     // (8 items × at most 64 subgroups: its gather ranks by ballots) and the filter's 256
     // digit counts and one key (sort_select.comp).
     check_rank_device(chk, f);
-    if ((f.subgroup_ops & VK_SUBGROUP_FEATURE_VOTE_BIT) == 0)
-      chk.refuse("subgroup_ops",
-                 "topk's select votes over subgroups, which the device does not offer in compute "
-                 "shaders");
     const std::uint32_t wg = dev.workgroup_size();
     const std::int64_t words = p.tile * (std::int64_t(key_words) + 1);
     const std::int64_t smem = 4 * (words + wg + 3 + 8 * 64 + 256 + 2);
@@ -230,8 +220,7 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                   std::max(filter_items, 1u),
                                   quads ? 1u : 0u,
                                   filter ? 1u : 0u,
-                                  pretest,
-                                  filter ? select_tune() : 0u};
+                                  pretest};
     record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }

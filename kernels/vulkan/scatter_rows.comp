@@ -33,9 +33,6 @@ layout(constant_id = 3) const uint WRAP = 0u;
 layout(constant_id = 4) const uint REDUCE = 0u;
 layout(constant_id = 5) const int DT = DT_FLOAT32;
 layout(constant_id = 6) const uint TWO_D = 0u;  // rows > 1: the row of e is e / cols
-// 0 only for the diagnostic NBX_VULKAN_SCATTER_FAULTS=0 (vk_scatter.cpp): a bad index is
-// skipped without its record.
-layout(constant_id = 7) const uint FAULTS = 1u;
 
 layout(std140, set = 0, binding = 0) uniform Params {
   uvec4 head;   // x numel, y cols, z elements a pass of the grid, w bound
@@ -149,7 +146,7 @@ void main() {
       } else {
         uint row, col;
         split(e, row, col);
-        if (FAULTS == 1u) record_fault(k[u], row * P.pos_v.y + col * P.pos_v.z);
+        record_fault(k[u], row * P.pos_v.y + col * P.pos_v.z);
         continue;
       }
       update(o[u] + i * P.misc.z, value[u]);

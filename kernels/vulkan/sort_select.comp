@@ -24,8 +24,6 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_vote : require
-#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 #include "sort_keys.glsl"
 #include "sort_common.glsl"
@@ -46,11 +44,6 @@ layout(constant_id = 8) const uint FILTER = 0u;
 // The filter's pretest on the raw element (vk_sort.cpp: 0 none, 64-bit keys; 1 float32,
 // 2 bfloat16, 3 float16, 4 signed, 5 unsigned integers of up to 32 bits).
 layout(constant_id = 9) const uint PRETEST = 0u;
-// A diagnostic of the filter's per-chunk code (vk_sort.cpp, NBX_VULKAN_SELECT_TUNE; 0 by
-// default, the forms measured fastest on the H200): bit 0 votes an item by subgroupAny
-// instead of a ballot, bit 1 places the subgroups' runs by one subgroup scan instead of a
-// loop, bit 2 turns the pretest off.
-layout(constant_id = 10) const uint TUNE = 0u;
 layout(set = 0, binding = 3) readonly buffer S128 { uvec4 v[]; } s128;
 
 const uint COUNT_UNROLL = 16u;  // loads in flight an invocation while counting
@@ -409,10 +402,9 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
   uint take = 0u;  // a bit an item
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
     const bool may = base + chunk_element(i) < n &&
-                     (!bounded || PRETEST == 0u || (TUNE & 4u) != 0u ||
-                      pretest(raw[i].x, t, bits));
+                     (!bounded || PRETEST == 0u || pretest(raw[i].x, t, bits));
     keys[i] = uvec2(0u);
-    if ((TUNE & 1u) != 0u ? subgroupAny(may) : subgroupBallot(may) != uvec4(0u)) {
+    if (subgroupBallot(may) != uvec4(0u)) {
       keys[i] = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
       if (KEY_WORDS == 1u) keys[i].y = 0u;  // known to the compiler: one register a key
       if (may && (!bounded || key_less(keys[i], bound))) take |= 1u << i;
@@ -424,16 +416,9 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
   if (subgroupElect()) sgather[runs + sg] = run;
   barrier();
   uint slot = held;
-  if ((TUNE & 2u) != 0u && nsg <= gl_SubgroupSize) {
-    const uint lane = gl_SubgroupInvocationID;
-    const uint r = lane < nsg ? sgather[runs + lane] : 0u;
-    slot += subgroupShuffle(subgroupExclusiveAdd(r), sg);
-    held += subgroupAdd(r);
-  } else {
-    for (uint s = 0u; s < nsg; ++s) {
-      if (s < sg) slot += sgather[runs + s];
-      held += sgather[runs + s];
-    }
+  for (uint s = 0u; s < nsg; ++s) {
+    if (s < sg) slot += sgather[runs + s];
+    held += sgather[runs + s];
   }
   slot += first;
   [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
