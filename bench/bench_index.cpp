@@ -9,6 +9,7 @@
 #include "core/ops/index.hpp"
 #include "core/ops/index_write.hpp"
 #include "core/ops/shape.hpp"
+#include "core/ops/sort.hpp"
 
 namespace nbx::bench {
 namespace {
@@ -61,6 +62,11 @@ std::vector<BenchResult> with_index_cases(std::vector<BenchResult> results, cons
     const Tensor idx = random_indices(device, {n}, n, 28);
     run("scatter_add_f32", std::to_string(n), double(n) * (4 * 2 + 4 + 8 + 4 * 2),
         [&] { return ops::scatter_add(self, 0, idx, src); });
+    // The same indices in ascending order (a segment sum): neighbours write neighbours, the
+    // atomics already in the cache's order.
+    const Tensor sorted_idx = ops::sort(idx).values;
+    run("scatter_add_sorted_f32", std::to_string(n), double(n) * (4 * 2 + 4 + 8 + 4 * 2),
+        [&] { return ops::scatter_add(self, 0, sorted_idx, src); });
     // The same sources into n / 64 destinations (4 MiB, resident in L2): the atomics' own
     // rate, apart from the DRAM traffic and address translation of a 256 MiB destination.
     const std::int64_t m = n / 64;

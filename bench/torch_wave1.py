@@ -110,6 +110,10 @@ def main():
     idx = torch.randint(0, n, (n,), device="cuda", generator=g)
     index_case("scatter_add_f32", f"{n}", n * (4 * 2 + 4 + 8 + 4 * 2),
                lambda: torch.scatter_add(dst, 0, idx, src))
+    sorted_idx = idx.sort().values
+    index_case("scatter_add_sorted_f32", f"{n}", n * (4 * 2 + 4 + 8 + 4 * 2),
+               lambda: torch.scatter_add(dst, 0, sorted_idx, src))
+    del sorted_idx
     m = n // 64
     small = random_nonzero((m,), torch.float32, 31)
     near = torch.randint(0, m, (n,), device="cuda", generator=g)

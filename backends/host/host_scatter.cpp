@@ -6,6 +6,7 @@
 // DeviceFault at once, decoded by the scatter family, before anything is written for it.
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "backends/host/host_backend.hpp"
 #include "backends/host/host_values.hpp"
@@ -125,11 +126,64 @@ void run_sorted(const abi::ScatterParams& p, std::span<const KernelBuffer> buffe
   }
 }
 
+// The partitioned variant's three passes, in iteration order (so each bucket's pairs, and
+// the result, keep the sequential order of the other variants here).
+void run_partitioned(const abi::ScatterParams& p, std::span<const KernelBuffer> buffers) {
+  const DType t = DType(p.dtype);
+  const std::int64_t head = 2 * (p.buckets + 1);
+  const auto word = [](const std::byte* base, std::int64_t at) {
+    std::uint32_t v;
+    std::memcpy(&v, base + at * 4, 4);
+    return v;
+  };
+  const auto put = [](std::byte* base, std::int64_t at, std::uint32_t v) {
+    std::memcpy(base + at * 4, &v, 4);
+  };
+  if (p.pass == abi::kPassApply) {
+    auto* out = static_cast<std::byte*>(buffers[0].memory.handle);
+    const auto* ws = static_cast<const std::byte*>(buffers[2].memory.handle);
+    for (std::int64_t j = 0; j < p.numel; ++j) {
+      const std::uint32_t offset = word(ws, head + 2 * j);
+      if (offset == 0xffffffffu) continue;
+      // The source bits as stored (little-endian: the element's bytes come first).
+      const Value s = load(ws + (head + 2 * j + 1) * 4, t, 0);
+      const std::int64_t d = p.out_offset + offset;
+      store(out, t, d, p.reduce == abi::kScatterAssign ? s : combine(p.reduce, load(out, t, d), s));
+    }
+    return;
+  }
+  auto* ws = static_cast<std::byte*>(buffers[0].memory.handle);
+  const auto* src = static_cast<const std::byte*>(buffers[1].memory.handle);
+  const auto* index = static_cast<const std::byte*>(buffers[2].memory.handle);
+  const std::size_t item = dtype_size(t);
+  // The bucket starts: the exclusive prefix of the counts.
+  std::vector<std::uint32_t> start(std::size_t(p.buckets + 1), 0);
+  if (p.pass == abi::kPassPartition)
+    for (std::int64_t b = 1; b <= p.buckets; ++b)
+      start[std::size_t(b)] = start[std::size_t(b - 1)] + word(ws, b - 1);
+  Odometer at(p);
+  for (std::int64_t e = 0; e < p.numel; ++e, at.next()) {
+    const std::int64_t offset = at.out + checked_index(p, index, at) * p.index_scale;
+    const std::int64_t b = offset >> p.bucket_shift;
+    if (p.pass == abi::kPassCount) {
+      put(ws, b, word(ws, b) + 1);
+      continue;
+    }
+    const std::uint32_t slot = start[std::size_t(b)] + word(ws, p.buckets + 1 + b);
+    put(ws, p.buckets + 1 + b, word(ws, p.buckets + 1 + b) + 1);
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, src + (p.src_offset + at.src) * std::int64_t(item), item);
+    put(ws, head + 2 * std::int64_t(slot), std::uint32_t(offset));
+    put(ws, head + 2 * std::int64_t(slot) + 1, bits);
+  }
+}
+
 }  // namespace
 
 void run_family(const abi::ScatterParams& p, std::span<const KernelBuffer> buffers) {
   if (p.numel == 0) return;
   if (p.variant == abi::kScatterSorted) return run_sorted(p, buffers);
+  if (p.variant == abi::kScatterPartitioned) return run_partitioned(p, buffers);
   auto* out = static_cast<std::byte*>(buffers[0].memory.handle);
   const auto* src = static_cast<const std::byte*>(buffers[1].memory.handle);
   const auto* index = static_cast<const std::byte*>(buffers[2].memory.handle);

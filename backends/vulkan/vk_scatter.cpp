@@ -216,6 +216,35 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
       bufs[3] = {launch.buffers[3].memory, false};
       break;
     }
+    case abi::kScatterPartitioned: {
+      // The relative destination offsets (in 32 bits) and the workspace's words (counts,
+      // fill, two a pair) on the index path.
+      std::int64_t span = reach(0, p.out_strides, "the destination offsets");
+      if (p.bound > 0) chk.reach(span, p.bound, p.index_scale, "the destination offsets");
+      if (span > kMaxIndex)
+        chk.refuse("max_elements", "destination offsets up to " + std::to_string(span) +
+                                       " exceed the 2^31 - 1 the 32-bit index path supports");
+      const std::int64_t words = 2 * (p.buckets + 1) + 2 * p.numel;
+      const std::int64_t used = p.pass == abi::kPassCount ? 2 * (p.buckets + 1) : words;
+      const DeviceMemory& ws = launch.buffers[p.pass == abi::kPassApply ? 2 : 0].memory;
+      chk.inside("the workspace", 0, used - 1, DType::kInt32, ws, kMaxIndex);
+      if (p.pass == abi::kPassApply) {
+        if (p.bound > 0) {
+          std::int64_t out_last = reach(p.out_offset, p.out_strides, "the output");
+          chk.reach(out_last, p.bound, p.index_scale, "the output");
+          chk.inside("the output", p.out_offset, out_last, t, launch.buffers[0].memory, kMaxIndex);
+        }
+        bufs[2] = {launch.buffers[2].memory, false};
+      } else {
+        index_view();
+        bufs[2] = {launch.buffers[2].memory, false};
+        if (p.pass == abi::kPassPartition) {
+          source_view();
+          bufs[1] = {launch.buffers[1].memory, false};
+        }
+      }
+      break;
+    }
     default: {  // kScatterKeys: no source, no destination element touched
       int64_array("the keys", p.key_offset, p.key_offset + p.numel - 1, launch.buffers[0].memory);
       index_view();
@@ -238,7 +267,15 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
 
   GpuParams g{};
   const std::uint32_t wg = dev.workgroup_size();
-  const std::uint64_t groups = chk.grid_groups(std::uint64_t(p.numel), wg);
+  std::uint64_t groups = chk.grid_groups(std::uint64_t(p.numel), wg);
+  // The count pass adds a histogram a workgroup, the partition pass scans the buckets'
+  // starts once a workgroup: a bounded grid, striding over the elements (tiles).
+  const bool partitioned = p.variant == abi::kScatterPartitioned;
+  constexpr std::uint64_t kPartitionGroups = 1024, kPartitionItems = 8;  // scatter.comp's kItems
+  if (partitioned && p.pass == abi::kPassCount) groups = std::min(groups, kPartitionGroups);
+  if (partitioned && p.pass == abi::kPassPartition)
+    groups = std::min((std::uint64_t(p.numel) + wg * kPartitionItems - 1) / (wg * kPartitionItems),
+                      kPartitionGroups);
   g.head[0] = std::uint32_t(p.numel);
   g.head[1] = std::uint32_t(p.ndim);
   g.head[2] = std::uint32_t(groups * wg);
@@ -249,6 +286,8 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
   g.offsets[3] = std::uint32_t(p.key_offset);
   g.misc[0] = std::uint32_t(abi::fault_op(abi::kFamily_scatter, p.op));
   g.misc[1] = std::uint32_t(p.index_scale);
+  g.misc[2] = partitioned ? std::uint32_t(p.bucket_shift) : 0u;
+  g.misc[3] = partitioned ? std::uint32_t(p.buckets) : 0u;
   for (int d = 0; d < p.ndim; ++d) {
     g.sizes[d] = std::uint32_t(p.sizes[d]);
     g.out_strides[d] = std::uint32_t(p.out_strides[d]);
@@ -258,17 +297,23 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
   }
   // Constants a variant does not read are zero, so no two pipelines do the same work: the
   // keys pass has no reduction, the sorted one reads no index to wrap, only keys accumulate.
+  // The partitioned count pass reads no source and combines nothing; its apply pass reads
+  // no index.
   const bool keys = p.variant == abi::kScatterKeys, sorted = p.variant == abi::kScatterSorted;
+  const bool counting = partitioned && p.pass == abi::kPassCount;
+  const bool applying = partitioned && p.pass == abi::kPassApply;
+  const bool combines = !keys && !counting && !(partitioned && p.pass == abi::kPassPartition);
   const std::uint32_t spec[] = {wg,
-                                std::uint32_t(item),
-                                !sorted && it == DType::kInt64 ? 1u : 0u,
-                                sorted ? 0u : std::uint32_t(p.wrap_negative),
+                                counting ? 4u : std::uint32_t(item),
+                                !sorted && !applying && it == DType::kInt64 ? 1u : 0u,
+                                sorted || applying ? 0u : std::uint32_t(p.wrap_negative),
                                 std::uint32_t(p.variant),
-                                keys ? 0u : std::uint32_t(p.reduce),
-                                std::uint32_t(p.dtype),
-                                keys ? std::uint32_t(p.accumulate_keys) : 0u};
+                                combines ? std::uint32_t(p.reduce) : 0u,
+                                combines ? std::uint32_t(p.dtype) : 0u,
+                                keys ? std::uint32_t(p.accumulate_keys) : 0u,
+                                partitioned ? std::uint32_t(p.pass) : 0u};
   // float32 atomic sums by the device's own float atomic add where it has one.
-  const bool float_add = p.variant == abi::kScatterAtomic && t == DType::kFloat32 &&
+  const bool float_add = (p.variant == abi::kScatterAtomic || applying) && t == DType::kFloat32 &&
                          p.reduce == abi::kScatterAdd && f.float32_atomic_add;
   dev.record({.module = float_add  ? "scatter_fadd"
                         : atomic64 ? (float_fold ? "scatter_a64_f64" : "scatter_a64")

@@ -65,7 +65,8 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
     case KernelFamily::kScatter:
       return backend == BackendKind::kUnknown
                  ? 0
-                 : bit(abi::kScatterAtomic) | bit(abi::kScatterSorted) | bit(abi::kScatterKeys);
+                 : bit(abi::kScatterAtomic) | bit(abi::kScatterSorted) | bit(abi::kScatterKeys) |
+                       bit(abi::kScatterPartitioned);
     case KernelFamily::kSearch:
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kSearchBinary);
     case KernelFamily::kJoin:  // join_kernels.cu, join.comp, host_join.cpp

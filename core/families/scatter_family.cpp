@@ -1,9 +1,10 @@
 // The scatter family (abi::ScatterParams): index writes — scatter, scatter_add/reduce,
 // index_add/copy/fill, index_put and the compactions (masked_select, nonzero) and
-// one_hot/bincount built on them; buffers [0] out, [1] src, [2] index, [3] order. Three
+// one_hot/bincount built on them; buffers [0] out, [1] src, [2] index, [3] order. Four
 // variants: atomic (one read-modify-write per element), sorted (the deterministic pass over
-// stably sorted destination keys) and keys (the destination offsets, for sorting or for
-// index_put's several index tensors). Bad indices are device faults, decoded here.
+// stably sorted destination keys), keys (the destination offsets, for sorting or for
+// index_put's several index tensors) and partitioned (the atomics bucket by bucket of
+// destinations, in three passes over a workspace). Bad indices are device faults, decoded here.
 #include <string>
 
 #include "core/dtype.hpp"
@@ -20,7 +21,7 @@ std::string op_name(std::int32_t code) {
   return name_from_list("scatter", kOpNames, code);
 }
 
-constexpr std::string_view kVariants[] = {"atomic", "sorted", "keys"};
+constexpr std::string_view kVariants[] = {"atomic", "sorted", "keys", "partitioned"};
 
 constexpr std::int32_t kInt64Code = std::int32_t(DType::kInt64);
 
@@ -76,6 +77,52 @@ void validate(const abi::ScatterParams& p, std::span<const KernelBuffer> buffers
       flat_view("the keys", p.index_offset, p.numel, buffers[2], kInt64Code);
       flat_view("the order", p.key_offset, p.numel, buffers[3], kInt64Code);
       break;
+    case abi::kScatterPartitioned: {
+      if (p.pass < abi::kPassCount || p.pass > abi::kPassApply)
+        check.fail("unknown pass " + std::to_string(p.pass));
+      if (p.buckets < 1 || p.buckets > abi::kScatterMaxBuckets)
+        check.fail("buckets " + std::to_string(p.buckets) + " outside [1, " +
+                   std::to_string(abi::kScatterMaxBuckets) + "]");
+      if (p.bucket_shift < 0 || p.bucket_shift > 31)
+        check.fail("bucket_shift " + std::to_string(p.bucket_shift) + " outside [0, 31]");
+      if (dtype_size(DType(p.dtype)) > 4) check.fail("the partitioned pass takes at most 4 bytes");
+      // Every relative destination offset an in-range index reaches: below 2^32 - 1 (the bad
+      // index's mark) and inside the buckets.
+      std::int64_t span = 0;
+      bool overflow = false;
+      const auto add = [&](std::int64_t count, std::int64_t stride) {
+        std::int64_t term = 0;
+        overflow = overflow || __builtin_mul_overflow(count, stride, &term) ||
+                   __builtin_add_overflow(span, term, &span);
+      };
+      for (int d = 0; d < p.ndim; ++d) add(p.sizes[d] - 1, p.out_strides[d]);
+      if (p.bound > 0) add(p.bound - 1, p.index_scale);
+      if (overflow || span < 0 || span >= 0xffffffffLL || (span >> p.bucket_shift) >= p.buckets)
+        check.fail("destination offsets up to " + std::to_string(span) +
+                   " do not fit the buckets or 32 bits");
+      const std::int32_t word = std::int32_t(DType::kInt32);
+      const std::int64_t head = 2 * (p.buckets + 1);
+      switch (p.pass) {
+        case abi::kPassCount:
+          flat_view("the workspace", 0, head, buffers[0], word);
+          iteration_view("the index", p.index_offset, p.index_strides, buffers[2], p.index_dtype);
+          break;
+        case abi::kPassPartition:
+          flat_view("the workspace", 0, head + 2 * p.numel, buffers[0], word);
+          iteration_view("the source", p.src_offset, p.src_strides, buffers[1], p.dtype);
+          iteration_view("the index", p.index_offset, p.index_strides, buffers[2], p.index_dtype);
+          break;
+        default:
+          if (p.bound > 0)
+            check.view("the output", p.out_offset)
+                .dims(p.ndim, p.sizes, p.out_strides)
+                .dim(p.bound, p.index_scale)
+                .inside(buffers[0], p.dtype);
+          flat_view("the workspace", 0, head + 2 * p.numel, buffers[2], word);
+          break;
+      }
+      break;
+    }
     default:  // kScatterKeys
       if (p.dtype != kInt64Code) check.fail("the keys pass writes int64");
       flat_view("the keys", p.key_offset, p.numel, buffers[0], kInt64Code);

@@ -62,8 +62,18 @@ void explain_scatter(const OpEntry& entry, const ExplainCall& call, OpExplanatio
   const bool distinct = op == "masked_select" || op == "nonzero" || op == "argwhere" ||
                         op == "one_hot" || op == "index_fill";
   int variant = abi::kScatterAtomic;
-  if (op != "masked_scatter")
-    variant = plan_scatter({op, t, default_reduce(op), distinct}, call.target, choices);
+  if (op != "masked_scatter") {
+    // The writes are the index's elements (masked ones: self's), into self's elements; the
+    // scatters and a 1-d index_put or bincount write an element per index.
+    const Shape& self = call.shapes[0];
+    const Shape& writes = reads_index && call.shapes.size() > 1 ? call.shapes[1] : self;
+    const bool element_indexed = op == "scatter" || op == "scatter_add" || op == "scatter_reduce" ||
+                                 ((op == "index_put" || op == "bincount") && self.size() <= 1);
+    variant = plan_scatter({op, t, default_reduce(op), distinct, numel(writes), numel(self),
+                            element_indexed},
+                           call.target, choices)
+                  .variant;
+  }
   if (reads_index)
     choices.push_back({"index_dtype", std::string(dtype_name(index)), "", "",
                        "indices are read as stored (int64 needs the device's int64; none are "
@@ -83,11 +93,14 @@ void explain_scatter(const OpEntry& entry, const ExplainCall& call, OpExplanatio
                (op == "masked_select" || op == "nonzero" || op == "argwhere"
                     ? " (size read from the device)"
                     : " " + to_string(call.shapes[0]));
-  out.kernel =
-      op == "masked_scatter"
-          ? std::string("gather (take) and elementwise where")
-          : "scatter (op " + entry.table_op + "; variant " +
-                std::string(variant == abi::kScatterSorted ? "keys, sort, sorted" : "atomic") + ")";
+  out.kernel = op == "masked_scatter"
+                   ? std::string("gather (take) and elementwise where")
+                   : "scatter (op " + entry.table_op + "; variant " +
+                         std::string(variant == abi::kScatterSorted        ? "keys, sort, sorted"
+                                     : variant == abi::kScatterPartitioned ? "partitioned: count, "
+                                                                             "partition, apply"
+                                                                           : "atomic") +
+                         ")";
   out.choices = choices;
 }
 

@@ -25,17 +25,28 @@ struct ScatterForm {
   bool wrap_negative = false;
 };
 
-// What decides the variant: whether the op's result can depend on the order writes land in.
+// What decides the variant: whether the op's result can depend on the order writes land in,
+// and for the atomic ones whether their destinations are worth partitioning (many writes,
+// each an element of its own index, over more destination bytes than the cache holds).
 struct ScatterPlanInput {
   std::string op;
   DType dtype = DType::kFloat32;
   abi::ScatterReduce reduce = abi::kScatterAssign;
   bool distinct_destinations = false;  // compactions: no two writes share a destination
+  std::int64_t numel = 0;              // iteration elements
+  std::int64_t span = 0;               // destination elements an in-range index reaches
+  bool element_indexed = false;        // consecutive elements' destinations set by their indices
 };
 
-// The variant (abi::ScatterVariant) and the choices `explain` shows.
-int plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
-                 std::vector<PlanChoice>& choices);
+// The variant (abi::ScatterVariant) and the choices `explain` shows; for kScatterPartitioned
+// also its bucket_shift and buckets.
+struct ScatterPlan {
+  int variant = abi::kScatterAtomic;
+  int bucket_shift = 0;
+  std::int64_t buckets = 0;
+};
+ScatterPlan plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
+                         std::vector<PlanChoice>& choices);
 
 // Writes `src` into `out` (a view, written through its strides) as `form` says, in the
 // variant plan_scatter picks. `out`, `src` and `index` live on one device; src has out's

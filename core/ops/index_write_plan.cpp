@@ -1,6 +1,7 @@
 // The index writes' launch path (index_write_detail.hpp): deterministic algorithms, the
 // scatter family's variant choice, and the launches — one atomic pass, or the deterministic
 // one: destination keys, a stable sort of them (the sort family), one fold per destination.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "core/ops/elementwise.hpp"
 #include "core/ops/elementwise_launch.hpp"
@@ -51,15 +53,69 @@ const char* scatter_op_name(abi::ScatterOp op) {
   return kNames[op];
 }
 
-// NBX_SCATTER=atomic|sorted: the variant every scatter takes (tests run both on every dtype).
+// NBX_SCATTER=atomic|sorted|partitioned: the variant every scatter takes (tests run each on
+// every dtype; partitioned where it serves: elements of at most 4 bytes).
 int forced_variant() {
   const char* v = std::getenv("NBX_SCATTER");
   if (v == nullptr || *v == 0) return -1;
   if (std::strcmp(v, "atomic") == 0) return abi::kScatterAtomic;
   if (std::strcmp(v, "sorted") == 0) return abi::kScatterSorted;
-  throw InvalidArgument(
-      "NBX_SCATTER",
-      std::string("NBX_SCATTER must be \"atomic\" or \"sorted\", got \"") + v + "\".");
+  if (std::strcmp(v, "partitioned") == 0) return abi::kScatterPartitioned;
+  throw InvalidArgument("NBX_SCATTER", std::string("NBX_SCATTER must be \"atomic\", \"sorted\" or "
+                                                   "\"partitioned\", got \"") +
+                                           v + "\".");
+}
+
+// The partitioned variant's buckets: 4 MiB of destination each (a few of them stay in any
+// current GPU's L2 while the apply pass works through them, and within the reach of its
+// address translation caches), more where 1024 would not cover the destination. Forced (tests,
+// small destinations), about 32 buckets, so that several take part.
+constexpr int kBucketBytesLog2 = 22;
+// Below this many elements the two extra passes' launches cost more than they save.
+constexpr std::int64_t kPartitionMinElements = std::int64_t(1) << 22;
+// The destination bytes beyond which the atomics leave the cache, where the runtime does
+// not report its L2 (Vulkan): [nbx] the smallest L2 of the data-centre GPUs the device files
+// name is larger (sm_80: 40 MiB), so a destination past this one misses on every current part.
+constexpr std::int64_t kAssumedCacheBytes = std::int64_t(32) << 20;
+
+int log2_floor(std::int64_t v) {
+  int k = 0;
+  while (v > 1) v >>= 1, ++k;
+  return k;
+}
+
+// Whether the partitioned variant serves the scatter (why not, else ""), and its buckets.
+std::string partition_refusal(const ScatterPlanInput& in, const PlanTarget& target, bool forced,
+                              ScatterPlan& plan) {
+  const std::int64_t item = std::int64_t(dtype_size(in.dtype));
+  if (item > 4) return std::to_string(item) + "-byte elements (it moves at most 4 in its pairs)";
+  // Offsets below the bad index's mark; Vulkan's 32-bit index path also counts the
+  // workspace's words.
+  const bool vulkan = target.caps.backend == "vulkan";
+  if (in.span > (vulkan ? INT32_MAX : 0xfffffffeLL))
+    return "a destination beyond its 32-bit offsets";
+  if (vulkan && in.numel > INT32_MAX / 2 - 2 * abi::kScatterMaxBuckets)
+    return "more writes than the workspace's 32-bit word index reaches";
+  if (!forced) {
+    if (!in.element_indexed) return "consecutive elements write neighbouring destinations";
+    if (in.numel < kPartitionMinElements)
+      return std::to_string(in.numel) + " elements, fewer than " +
+             std::to_string(kPartitionMinElements);
+    std::int64_t cache = kAssumedCacheBytes;
+    if (target.device && target.device->properties().l2_cache_bytes)
+      cache = *target.device->properties().l2_cache_bytes;
+    if (in.span * item <= cache)
+      return "a destination of " + std::to_string(in.span * item) + " bytes, within the " +
+             std::to_string(cache) + "-byte cache";
+  }
+  const int item_log2 = log2_floor(item);
+  int shift = forced ? std::max(0, log2_floor(std::max<std::int64_t>(in.span, 1)) - 5)
+                     : kBucketBytesLog2 - item_log2;
+  shift = std::min(shift, kBucketBytesLog2 - item_log2);
+  while (((std::max<std::int64_t>(in.span, 1) - 1) >> shift) + 1 > abi::kScatterMaxBuckets) ++shift;
+  plan.bucket_shift = shift;
+  plan.buckets = ((std::max<std::int64_t>(in.span, 1) - 1) >> shift) + 1;
+  return "";
 }
 
 PlanTarget target_of(const Device& device) {
@@ -111,6 +167,52 @@ void check_form(const ScatterForm& f) {
                                          " are supported.");
 }
 
+// The destination elements an in-range index reaches: 1 + the largest relative offset.
+std::int64_t destination_span(const ScatterForm& f) {
+  std::int64_t span = 1;
+  for (int k = 0; k < int(f.sizes.size()); ++k) span += (f.sizes[k] - 1) * f.out_strides[k];
+  if (f.bound > 0) span += (f.bound - 1) * f.index_scale;
+  return span;
+}
+
+// Whether neighbouring iteration elements' destinations are set by their indices alone (the
+// innermost dim that is not 1 steps no destination stride): the index writes whose atomics
+// scatter over the destination. The compactions' destinations are ascending, rows of
+// index_add/index_copy contiguous: already in the cache's order.
+bool element_indexed(abi::ScatterOp op, const ScatterForm& f) {
+  if (op != abi::kScatter_scatter && op != abi::kScatter_scatter_add &&
+      op != abi::kScatter_scatter_reduce && op != abi::kScatter_index_put &&
+      op != abi::kScatter_bincount)
+    return false;
+  for (std::size_t k = f.sizes.size(); k-- > 0;)
+    if (f.sizes[k] != 1) return f.out_strides[k] == 0;
+  return true;
+}
+
+// The partitioned variant's three passes over one workspace; false (nothing launched) where
+// the workspace cannot be allocated, for the plain atomic pass to run instead.
+bool run_partitioned(const Device& device, abi::ScatterParams p, const Tensor& out,
+                     const Tensor& src, const Tensor& index, const ScatterPlan& plan) {
+  const std::int64_t head = 2 * (plan.buckets + 1);
+  Tensor workspace;
+  try {
+    workspace = Tensor::empty({head + 2 * p.numel}, DType::kInt32, device);
+  } catch (const OutOfMemory&) {
+    return false;
+  }
+  workspace.narrow(0, 0, head).zero_();
+  p.variant = abi::kScatterPartitioned;
+  p.bucket_shift = plan.bucket_shift;
+  p.buckets = plan.buckets;
+  p.pass = abi::kPassCount;
+  launch(device, p, workspace, src, index, index);
+  p.pass = abi::kPassPartition;
+  launch(device, p, workspace, src, index, index);
+  p.pass = abi::kPassApply;
+  launch(device, p, out, src, workspace, index);
+  return true;
+}
+
 }  // namespace
 
 std::string reduce_name(abi::ScatterReduce r) {
@@ -128,8 +230,8 @@ std::string reduce_name(abi::ScatterReduce r) {
   }
 }
 
-int plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
-                 std::vector<PlanChoice>& choices) {
+ScatterPlan plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
+                         std::vector<PlanChoice>& choices) {
   // Integer sums and products wrap the same in any order, max and min pick the same element;
   // what depends on the order: which duplicate an assignment keeps, how float sums and
   // products round.
@@ -141,7 +243,7 @@ int plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
   std::string reason;
   const int forced = forced_variant();
   if (forced >= 0) {
-    variant = forced;
+    variant = forced == abi::kScatterSorted ? forced : abi::kScatterAtomic;
     reason = "NBX_SCATTER forces it.";
   } else if (order_dependent && deterministic_algorithms()) {
     variant = abi::kScatterSorted;
@@ -167,18 +269,50 @@ int plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
                  : "integer and bool " + reduce_name(in.reduce) +
                        " (and max/min) give the same result in any order: deterministic.";
   }
+  // The atomic pass bucket by bucket of destinations where the atomics would miss the cache.
+  ScatterPlan plan;
+  std::string partitioned;
+  const bool host = target.device_id.rfind("host", 0) == 0;
+  if (variant == abi::kScatterAtomic && (forced == abi::kScatterPartitioned || !host)) {
+    const std::string refusal =
+        partition_refusal(in, target, forced == abi::kScatterPartitioned, plan);
+    if (refusal.empty()) {
+      variant = abi::kScatterPartitioned;
+      partitioned = std::to_string(in.numel) + " writes into " + std::to_string(in.span) +
+                    " destinations: pairs (offset, value) grouped into " +
+                    std::to_string(plan.buckets) + " buckets of 2^" +
+                    std::to_string(plan.bucket_shift) +
+                    " destinations (a count, a partition pass), then the atomics bucket by "
+                    "bucket, each bucket's destinations held in the cache; 8 bytes of "
+                    "workspace per write, the plain atomic pass where they cannot be had.";
+    } else if (forced == abi::kScatterPartitioned) {
+      reason = "NBX_SCATTER asks for partitioned, which does not serve " + refusal + ".";
+    } else {
+      partitioned = "one atomic pass: not partitioned (" + refusal + ").";
+    }
+  }
+  plan.variant = variant;
   abi::ScatterParams p{};
   p.variant = variant;
   const int candidates[] = {variant};
   choose_variant(p, candidates, target, choices);
   choices.push_back({"accumulation",
-                     variant == abi::kScatterSorted ? "sorted segments (deterministic)"
-                                                    : "atomic read-modify-write",
+                     variant == abi::kScatterSorted        ? "sorted segments (deterministic)"
+                     : variant == abi::kScatterPartitioned ? "atomic read-modify-write, bucket "
+                                                             "by bucket of destinations"
+                                                           : "atomic read-modify-write",
                      "", "", reason});
+  if (!partitioned.empty())
+    choices.push_back(
+        {"destinations", variant == abi::kScatterPartitioned ? "partitioned" : "as indexed", "",
+         variant == abi::kScatterPartitioned || !target.device ? ""
+                                                               : "runtime: property l2_cache_bytes",
+         partitioned});
   // Vulkan's float32 atomic sums: the device's float add where VK_EXT_shader_atomic_float
   // gives one (vk_scatter.cpp), else a compare-and-swap loop on the bits.
-  if (variant == abi::kScatterAtomic && target.caps.backend == "vulkan" &&
-      in.dtype == DType::kFloat32 && in.reduce == abi::kScatterAdd) {
+  if ((variant == abi::kScatterAtomic || variant == abi::kScatterPartitioned) &&
+      target.caps.backend == "vulkan" && in.dtype == DType::kFloat32 &&
+      in.reduce == abi::kScatterAdd) {
     bool native = false;
     if (target.device) {
       const auto& extra = target.device->properties().extra;
@@ -192,7 +326,7 @@ int plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
                 : "no float32 atomic add on this device (or no device to ask): each add "
                   "retries a compare-and-swap of the element's bits."});
   }
-  return variant;
+  return plan;
 }
 
 void run_scatter_keys(abi::ScatterOp op, const Tensor& keys, const Tensor& index,
@@ -216,11 +350,15 @@ void run_scatter(abi::ScatterOp op, abi::ScatterReduce reduce, const Tensor& out
   require_dtype_support(name, out.dtype(), device);
   require_dtype_support(name, index.dtype(), device);
   std::vector<PlanChoice> choices;
-  const int variant =
-      plan_scatter({name, out.dtype(), reduce, distinct_destinations}, target, choices);
+  const ScatterPlan plan =
+      plan_scatter({name, out.dtype(), reduce, distinct_destinations, numel(form.sizes),
+                    destination_span(form), element_indexed(op, form)},
+                   target, choices);
   abi::ScatterParams p = params_of(op, reduce, out, src, index, form);
   if (p.numel == 0) return;
-  if (variant == abi::kScatterAtomic) {
+  if (plan.variant == abi::kScatterPartitioned && run_partitioned(device, p, out, src, index, plan))
+    return;
+  if (plan.variant != abi::kScatterSorted) {
     p.variant = abi::kScatterAtomic;
     return launch(device, p, out, src, index, index);
   }
@@ -230,9 +368,7 @@ void run_scatter(abi::ScatterOp op, abi::ScatterReduce reduce, const Tensor& out
   const Tensor keys = Tensor::empty({p.numel}, DType::kInt64, device);
   run_scatter_keys(op, keys, index, form, false);
   const ValuesAndIndices sorted = ops::sort(keys, 0, false, true);
-  std::int64_t span = 1;  // every destination offset lies below
-  for (int k = 0; k < form.sizes.size(); ++k) span += (form.sizes[k] - 1) * form.out_strides[k];
-  span += (form.bound - 1) * form.index_scale;
+  const std::int64_t span = destination_span(form);  // every destination offset lies below
   p.variant = abi::kScatterSorted;
   p.index_dtype = static_cast<std::int32_t>(DType::kInt64);
   p.index_offset = sorted.values.offset();

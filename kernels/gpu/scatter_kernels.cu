@@ -513,6 +513,150 @@ __global__ void __launch_bounds__(kElementwiseBlock)
   }
 }
 
+// ---- partitioned: the atomics bucket by bucket of destinations ----
+
+constexpr int kBucketSlots = int(abi::kScatterMaxBuckets) + 1;  // the buckets and the bad one
+constexpr int kPartitionItems = 8;  // elements a thread holds in the partition pass
+constexpr int kApplyIlp = 4;        // pairs in flight per thread in the apply pass
+constexpr u32 kBadPair = 0xffffffffu;
+
+// Iteration element e's destination offset relative to out_offset (`rel`), its source
+// offset (`s`) and its bucket, or the last bucket for a bad index (recorded when `fault`).
+// The outermost coordinate is what is left of e (e < numel): no division for it.
+template <typename Index>
+NBX_GPU_INLINE u32 bucket_of(const abi::ScatterParams& p, const Index* index, i64 e, u32& rel,
+                             i64& s, abi::FaultRecord* fault) {
+  i64 rest = e, o = 0, x = p.index_offset;
+  s = p.src_offset;
+  for (int d = p.ndim - 1; d > 0; --d) {
+    const i64 c = next_coordinate(rest, p.sizes[d]);
+    o += c * p.out_strides[d];
+    s += c * p.src_strides[d];
+    x += c * p.index_strides[d];
+  }
+  o += rest * p.out_strides[0];
+  s += rest * p.src_strides[0];
+  x += rest * p.index_strides[0];
+  const i64 raw = i64(index[x]);
+  i64 k = raw;
+  if (!checked_index(k, p.bound, p.wrap_negative)) {
+    if (fault) record_index_fault(fault, p.op, raw, p.bound, index_position(p, e));
+    rel = kBadPair;
+    return u32(p.buckets);
+  }
+  const i64 r = o + k * p.index_scale;
+  rel = u32(r);
+  return u32(r >> p.bucket_shift);
+}
+
+// Count: a histogram of the buckets per block in shared memory, added to `counts` once.
+template <typename Index>
+__global__ void __launch_bounds__(kElementwiseBlock)
+    scatter_count_kernel(const NBX_GPU_GRID_CONSTANT abi::ScatterParams p, u32* counts,
+                         const Index* index, abi::FaultRecord* fault) {
+  __shared__ u32 hist[kBucketSlots];
+  const int slots = int(p.buckets) + 1;
+  for (int b = threadIdx.x; b < slots; b += blockDim.x) hist[b] = 0;
+  __syncthreads();
+  const i64 step = i64(gridDim.x) * blockDim.x;
+  for (i64 e = i64(blockIdx.x) * blockDim.x + threadIdx.x; e < p.numel; e += step) {
+    u32 rel;
+    i64 s;
+    atomicAdd(&hist[bucket_of(p, index, e, rel, s, fault)], 1u);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < slots; b += blockDim.x)
+    if (hist[b] != 0) atomicAdd(&counts[b], hist[b]);
+}
+
+// Partition: each block first takes the buckets' starts (the exclusive prefix of counts),
+// then, tile by tile, ranks its elements within their buckets in shared memory, claims one
+// range of each present bucket with one global atomic, and writes the pairs there — each
+// tile's pairs of a bucket side by side.
+template <int Bytes, typename Index>
+__global__ void __launch_bounds__(kElementwiseBlock)
+    scatter_partition_kernel(const NBX_GPU_GRID_CONSTANT abi::ScatterParams p, u32* ws,
+                             const typename BitsOf<Bytes>::type* src, const Index* index) {
+  __shared__ u32 start[kBucketSlots], hist[kBucketSlots], base[kBucketSlots];
+  __shared__ u32 partial[kElementwiseBlock];
+  const int slots = int(p.buckets) + 1, tid = threadIdx.x;
+  const u32* counts = ws;
+  u32* fill = ws + slots;
+  uint2* pairs = reinterpret_cast<uint2*>(ws + 2 * slots);
+  // The starts: a run of buckets per thread, the runs' sums scanned across the block.
+  const int per = (slots + kElementwiseBlock - 1) / kElementwiseBlock;
+  const int lo = tid * per, hi = lo + per < slots ? lo + per : slots;
+  u32 sum = 0;
+  for (int b = lo; b < hi; ++b) sum += counts[b];
+  partial[tid] = sum;
+  __syncthreads();
+  for (int d = 1; d < kElementwiseBlock; d <<= 1) {
+    const u32 v = tid >= d ? partial[tid - d] : 0u;
+    __syncthreads();
+    partial[tid] += v;
+    __syncthreads();
+  }
+  u32 run = partial[tid] - sum;
+  for (int b = lo; b < hi; ++b) {
+    start[b] = run;
+    run += counts[b];
+    hist[b] = 0;
+  }
+  __syncthreads();
+  constexpr i64 kTile = i64(kElementwiseBlock) * kPartitionItems;
+  for (i64 t0 = i64(blockIdx.x) * kTile; t0 < p.numel; t0 += i64(gridDim.x) * kTile) {
+    u32 rel[kPartitionItems], bucket[kPartitionItems], rank[kPartitionItems], bits[kPartitionItems];
+#pragma unroll
+    for (int u = 0; u < kPartitionItems; ++u) {
+      const i64 e = t0 + i64(u) * kElementwiseBlock + tid;
+      if (e < p.numel) {
+        i64 s;
+        bucket[u] = bucket_of(p, index, e, rel[u], s, nullptr);
+        bits[u] = u32(src[s]);
+        rank[u] = atomicAdd(&hist[bucket[u]], 1u);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < kPartitionItems; ++u) {
+      const i64 e = t0 + i64(u) * kElementwiseBlock + tid;
+      if (e < p.numel && rank[u] == 0)
+        base[bucket[u]] = start[bucket[u]] + atomicAdd(&fill[bucket[u]], hist[bucket[u]]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < kPartitionItems; ++u) {
+      const i64 e = t0 + i64(u) * kElementwiseBlock + tid;
+      if (e >= p.numel) continue;
+      pairs[base[bucket[u]] + rank[u]] = make_uint2(rel[u], bits[u]);
+      if (rank[u] == 0) hist[bucket[u]] = 0;  // this stage reads base, not hist
+    }
+    __syncthreads();
+  }
+}
+
+// Apply: the pairs in order, a few in flight per thread, each combined as the atomic variant.
+template <int D>
+__global__ void __launch_bounds__(kElementwiseBlock)
+    scatter_apply_kernel(const NBX_GPU_GRID_CONSTANT abi::ScatterParams p, Bits<D>* out,
+                         const u32* ws) {
+  const uint2* pairs = reinterpret_cast<const uint2*>(ws + 2 * (p.buckets + 1));
+  constexpr i64 kTile = i64(kElementwiseBlock) * kApplyIlp;
+  const i64 step = i64(gridDim.x) * kTile;
+  for (i64 base = i64(blockIdx.x) * kTile + threadIdx.x; base < p.numel; base += step) {
+    uint2 pair[kApplyIlp];
+#pragma unroll
+    for (int u = 0; u < kApplyIlp; ++u) {
+      const i64 j = base + i64(u) * kElementwiseBlock;
+      pair[u] = j < p.numel ? pairs[j] : make_uint2(kBadPair, 0u);
+    }
+#pragma unroll
+    for (int u = 0; u < kApplyIlp; ++u)
+      if (pair[u].x != kBadPair)
+        atomic_combine<D>(out + p.out_offset + pair[u].x, Bits<D>(pair[u].y), p.reduce);
+  }
+}
+
 // ---- launch ----
 
 unsigned grid_for(i64 n, i64 per_block, const GpuLaunch& l) {
@@ -601,8 +745,52 @@ void launch_atomic(const abi::ScatterParams& p, const GpuLaunch& l, Stream s) {
                                                                              l.fault);
 }
 
+template <typename Index>
+void launch_partition_pass(const abi::ScatterParams& p, const GpuLaunch& l, Stream s) {
+  auto* ws = static_cast<u32*>(l.buffers[0].address);
+  const auto* index = static_cast<const Index*>(l.buffers[2].address);
+  if (p.pass == abi::kPassCount) {
+    scatter_count_kernel<Index>
+        <<<grid_for(p.numel, kElementwiseBlock, l), kElementwiseBlock, 0, s>>>(p, ws, index,
+                                                                               l.fault);
+    return;
+  }
+  // One wave of blocks: each scans the bucket starts once.
+  const i64 wave = i64(l.options->multiprocessors > 0 ? l.options->multiprocessors : 1) * 8;
+  const i64 tiles = (p.numel + i64(kElementwiseBlock) * kPartitionItems - 1) /
+                    (i64(kElementwiseBlock) * kPartitionItems);
+  const unsigned blocks = unsigned(tiles < wave ? tiles : wave);
+  const void* src = l.buffers[1].address;
+  const int item = p.dtype == kBool || p.dtype == kInt8 || p.dtype == kUInt8          ? 1
+                   : p.dtype == kInt16 || p.dtype == kFloat16 || p.dtype == kBFloat16 ? 2
+                                                                                      : 4;
+  switch (item) {
+    case 1:
+      scatter_partition_kernel<1, Index><<<blocks, kElementwiseBlock, 0, s>>>(
+          p, ws, static_cast<const unsigned char*>(src), index);
+      break;
+    case 2:
+      scatter_partition_kernel<2, Index><<<blocks, kElementwiseBlock, 0, s>>>(
+          p, ws, static_cast<const unsigned short*>(src), index);
+      break;
+    default:
+      scatter_partition_kernel<4, Index>
+          <<<blocks, kElementwiseBlock, 0, s>>>(p, ws, static_cast<const u32*>(src), index);
+      break;
+  }
+}
+
 template <int D>
 void launch_dtype(const abi::ScatterParams& p, const GpuLaunch& l, Stream s) {
+  if constexpr (kBytesOf<D> <= 4) {
+    if (p.variant == abi::kScatterPartitioned) {
+      const i64 per_block = i64(kElementwiseBlock) * kApplyIlp;
+      scatter_apply_kernel<D><<<grid_for(p.numel, per_block, l), kElementwiseBlock, 0, s>>>(
+          p, static_cast<Bits<D>*>(l.buffers[0].address),
+          static_cast<const u32*>(l.buffers[2].address));
+      return;
+    }
+  }
   if (p.variant == abi::kScatterSorted) {
     scatter_sorted_kernel<D><<<grid_for(p.numel, kElementwiseBlock, l), kElementwiseBlock, 0, s>>>(
         p, static_cast<Bits<D>*>(l.buffers[0].address),
@@ -636,9 +824,18 @@ ElementwiseLaunchResult launch_family(const abi::ScatterParams& params, const Gp
     strides[arrays++] = p.out_strides;
     strides[arrays++] = p.index_strides;
     strides[arrays++] = p.index_positions;
-    if (p.variant == abi::kScatterAtomic) strides[arrays++] = p.src_strides;
+    if (p.variant != abi::kScatterKeys) strides[arrays++] = p.src_strides;
   }
   p.ndim = collapse_strided_dims(p.ndim, p.sizes, strides, arrays);
+
+  if (p.variant == abi::kScatterPartitioned && p.pass != abi::kPassApply) {
+    if (p.index_dtype == kInt64)
+      launch_partition_pass<long long>(p, l, s);
+    else
+      launch_partition_pass<int>(p, l, s);
+    result.error = int(last_launch_error());
+    return result;
+  }
 
   if (p.variant == abi::kScatterKeys) {
     auto* keys = static_cast<long long*>(l.buffers[0].address);

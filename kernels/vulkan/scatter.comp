@@ -1,6 +1,6 @@
 #version 450
 // Kernel family "scatter" (nbx::abi::ScatterParams; semantics backends/host/host_scatter.cpp),
-// its three variants chosen by the specialization constant VARIANT:
+// its four variants chosen by the specialization constant VARIANT:
 //  0 atomic — one iteration element per invocation: its index read and checked against
 //    [0, bound) ([-bound, bound) with WRAP), then one atomic read-modify-write of the
 //    destination element with the source element by REDUCE. 1- and 2-byte elements are
@@ -15,6 +15,9 @@
 //    segments).
 //  2 keys — the destination offset of every iteration element (int64, -1 for a bad index),
 //    optionally added to the key already there.
+//  3 partitioned — by PASS: count the elements per bucket of destinations, partition them as
+//    (offset, bits) pairs into their buckets' ranges, apply the pairs in order with the atomic
+//    variant's read-modify-write (elements of at most 4 bytes; not in the 64-bit builds).
 // Per-step semantics of REDUCE: assign stores the source's bits; add and mul wrap for
 // integers, are or / and for bool, are float32 arithmetic rounded to the dtype each step for
 // float16/bfloat16, native for float32 and float64 (float64 only in NBX_F64 builds); max and
@@ -44,7 +47,8 @@
 #include "vk_compare.glsl"
 
 const int kFaultIndexOutOfRange = 1;  // abi::kFaultIndexOutOfRange
-const uint kAtomic = 0u, kSorted = 1u, kKeys = 2u;                    // abi::ScatterVariant
+const uint kAtomic = 0u, kSorted = 1u, kKeys = 2u, kPartitioned = 3u;  // abi::ScatterVariant
+const uint kPassCount = 0u, kPassPartition = 1u, kPassApply = 2u;     // abi::ScatterPass
 const uint kAssign = 0u, kAdd = 1u, kMul = 2u, kMax = 3u, kMin = 4u;  // abi::ScatterReduce
 
 layout(local_size_x_id = 0) in;
@@ -54,12 +58,14 @@ layout(constant_id = 3) const uint WRAP = 0u;
 layout(constant_id = 4) const uint VARIANT = 0u;
 layout(constant_id = 5) const uint REDUCE = 0u;
 layout(constant_id = 6) const int DT = DT_FLOAT32;
-layout(constant_id = 7) const uint ACC = 0u;  // keys: accumulate_keys
+layout(constant_id = 7) const uint ACC = 0u;   // keys: accumulate_keys
+layout(constant_id = 8) const uint PASS = 0u;  // partitioned: abi::ScatterPass
 
 layout(std140, set = 0, binding = 0) uniform Params {
   uvec4 head;     // x numel, y ndim, z invocations in the grid, w bound
   uvec4 offsets;  // x out, y src, z index (sorted: keys), w key_offset (keys: the keys; sorted: order)
-  uvec4 misc;     // x the fault record's op (abi::fault_op), y index_scale
+  uvec4 misc;     // x the fault record's op (abi::fault_op), y index_scale, z bucket shift,
+                  // w buckets (partitioned)
   uvec4 sizes[2];  // [d / 4][d % 4]
   uvec4 out_strides[2];
   uvec4 src_strides[2];
@@ -306,36 +312,177 @@ void sorted(uint j) {
   if (any) store_out(d, acc);
 }
 
+// Iteration element e's destination offset relative to out (o), its source element (s),
+// its index element (x) and its position (pos). The outermost coordinate is what is left of
+// e (e < numel): no division for it.
+void locate(uint e, out uint o, out uint s, out uint x, out uint pos) {
+  uint rest = e;
+  o = 0u, s = P.offsets.y, x = P.offsets.z, pos = 0u;
+  const uint ndim = P.head.y;
+  for (uint k = ndim; k-- > 1u;) {
+    const uint size = at(P.sizes, k);
+    const uint c = rest % size;
+    rest /= size;
+    o += c * at(P.out_strides, k);
+    s += c * at(P.src_strides, k);
+    x += c * at(P.index_strides, k);
+    pos += c * at(P.positions, k);
+  }
+  if (ndim > 0u) {
+    o += rest * at(P.out_strides, 0u);
+    s += rest * at(P.src_strides, 0u);
+    x += rest * at(P.index_strides, 0u);
+    pos += rest * at(P.positions, 0u);
+  }
+}
+
+// The index at x as (lo, hi) words, checked as gather.comp does (bound <= 2^31 - 1): true
+// with i in [0, bound), or false after recording the fault (when `record`).
+bool checked_index(uint x, uint pos, bool record, out uint i) {
+  const uint bound = P.head.w;
+  const uint lo = WIDE == 1u ? idx.v[2u * x] : idx.v[x];
+  const uint hi = WIDE == 1u ? idx.v[2u * x + 1u] : (int(lo) < 0 ? 0xffffffffu : 0u);
+  i = 0u;
+  if (hi == 0u && lo < bound) {
+    i = lo;
+    return true;
+  }
+  if (WRAP == 1u && hi == 0xffffffffu && int(lo) < 0 && int(lo) >= -int(bound)) {
+    i = lo + bound;
+    return true;
+  }
+  if (record) record_fault(uvec2(lo, hi), bound, pos);
+  return false;
+}
+
+// ---- partitioned (abi::kScatterPartitioned): the atomics bucket by bucket ----
+// The workspace (binding 1 in the count and partition passes, 3 in the apply pass) holds
+// counts[buckets + 1], fill[buckets + 1], then the (offset, bits) pairs; misc.z is the
+// bucket shift, misc.w the number of buckets (a bad index's bucket).
+#if !NBX_A64 && !NBX_F64
+const uint kSlots = 1025u;  // abi::kScatterMaxBuckets + 1
+const uint kItems = 8u;     // elements an invocation holds in the partition pass
+const uint kBadPair = 0xffffffffu;
+shared uint sh_start[kSlots];
+shared uint sh_hist[kSlots];
+shared uint sh_base[kSlots];
+shared uint sh_partial[gl_WorkGroupSize.x];
+
+// Element e's relative destination offset (kBadPair for a bad index), its source element and
+// its bucket.
+uint bucket_of(uint e, bool record, out uint rel, out uint s) {
+  uint o, x, pos, i;
+  locate(e, o, s, x, pos);
+  if (!checked_index(x, pos, record, i)) {
+    rel = kBadPair;
+    return P.misc.w;
+  }
+  rel = o + i * P.misc.y;
+  return rel >> P.misc.z;
+}
+
+// Count: a workgroup's histogram in shared memory, added to the counts once.
+void count_pass() {
+  const uint slots = P.misc.w + 1u, lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  for (uint b = lid; b < slots; b += wg) sh_hist[b] = 0u;
+  barrier();
+  for (uint e = gl_GlobalInvocationID.x; e < P.head.x; e += P.head.z) {
+    uint rel, s;
+    atomicAdd(sh_hist[bucket_of(e, true, rel, s)], 1u);
+  }
+  barrier();
+  for (uint b = lid; b < slots; b += wg)
+    if (sh_hist[b] != 0u) atomicAdd(o32.v[b], sh_hist[b]);
+}
+
+// Partition: the buckets' starts (the exclusive prefix of the counts) once a workgroup, then
+// tile by tile: ranks within the buckets in shared memory, one claim of each present
+// bucket's range by a global atomic, the pairs written there.
+void partition_pass() {
+  const uint slots = P.misc.w + 1u, lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  const uint per = (slots + wg - 1u) / wg, lo = lid * per, hi = min(lo + per, slots);
+  uint sum = 0u;
+  for (uint b = lo; b < hi; ++b) sum += o32.v[b];
+  sh_partial[lid] = sum;
+  barrier();
+  for (uint d = 1u; d < wg; d <<= 1) {
+    const uint v = lid >= d ? sh_partial[lid - d] : 0u;
+    barrier();
+    sh_partial[lid] += v;
+    barrier();
+  }
+  uint run = sh_partial[lid] - sum;
+  for (uint b = lo; b < hi; ++b) {
+    sh_start[b] = run;
+    run += o32.v[b];
+    sh_hist[b] = 0u;
+  }
+  barrier();
+  const uint n = P.head.x, tile = wg * kItems, tiles = (n + tile - 1u) / tile;
+  const uint pairs = 2u * slots;
+  for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
+    uint rel[kItems], bucket[kItems], rank[kItems], bits[kItems];
+    for (uint u = 0u; u < kItems; ++u) {
+      const uint e = t * tile + u * wg + lid;
+      if (e < n) {
+        uint s;
+        bucket[u] = bucket_of(e, false, rel[u], s);
+        bits[u] = load_src(s).x;
+        rank[u] = atomicAdd(sh_hist[bucket[u]], 1u);
+      }
+    }
+    barrier();
+    for (uint u = 0u; u < kItems; ++u) {
+      const uint e = t * tile + u * wg + lid;
+      if (e < n && rank[u] == 0u)
+        sh_base[bucket[u]] =
+            sh_start[bucket[u]] + atomicAdd(o32.v[slots + bucket[u]], sh_hist[bucket[u]]);
+    }
+    barrier();
+    for (uint u = 0u; u < kItems; ++u) {
+      const uint e = t * tile + u * wg + lid;
+      if (e >= n) continue;
+      const uint slot = sh_base[bucket[u]] + rank[u];
+      o32.v[pairs + 2u * slot] = rel[u];
+      o32.v[pairs + 2u * slot + 1u] = bits[u];
+      if (rank[u] == 0u) sh_hist[bucket[u]] = 0u;  // this stage reads sh_base, not sh_hist
+    }
+    barrier();
+  }
+}
+
+// Apply: the pairs in order, each combined as the atomic variant does.
+void apply_pass() {
+  const uint pairs = 2u * (P.misc.w + 1u);
+  for (uint j = gl_GlobalInvocationID.x; j < P.head.x; j += P.head.z) {
+    const uint offset = idx.v[pairs + 2u * j];
+    if (offset != kBadPair)
+      update_atomic(P.offsets.x + offset, uvec2(idx.v[pairs + 2u * j + 1u], 0u));
+  }
+}
+#endif
+
 void main() {
-  const uint n = P.head.x, ndim = P.head.y, bound = P.head.w;
+#if !NBX_A64 && !NBX_F64
+  if (VARIANT == kPartitioned) {
+    if (PASS == kPassCount)
+      count_pass();
+    else if (PASS == kPassPartition)
+      partition_pass();
+    else
+      apply_pass();
+    return;
+  }
+#endif
+  const uint n = P.head.x;
   for (uint e = gl_GlobalInvocationID.x; e < n; e += P.head.z) {
     if (VARIANT == kSorted) {
       sorted(e);
       continue;
     }
-    uint rest = e, o = 0u, s = P.offsets.y, x = P.offsets.z, pos = 0u;
-    for (uint k = ndim; k-- > 0u;) {
-      const uint size = at(P.sizes, k);
-      const uint c = rest % size;
-      rest /= size;
-      o += c * at(P.out_strides, k);
-      s += c * at(P.src_strides, k);
-      x += c * at(P.index_strides, k);
-      pos += c * at(P.positions, k);
-    }
-    // The index as (lo, hi) words, checked as gather.comp does (bound <= 2^31 - 1).
-    const uint lo = WIDE == 1u ? idx.v[2u * x] : idx.v[x];
-    const uint hi = WIDE == 1u ? idx.v[2u * x + 1u] : (int(lo) < 0 ? 0xffffffffu : 0u);
-    uint i = 0u;
-    bool ok = true;
-    if (hi == 0u && lo < bound) {
-      i = lo;
-    } else if (WRAP == 1u && hi == 0xffffffffu && int(lo) < 0 && int(lo) >= -int(bound)) {
-      i = lo + bound;
-    } else {
-      record_fault(uvec2(lo, hi), bound, pos);
-      ok = false;
-    }
+    uint o, s, x, pos, i;
+    locate(e, o, s, x, pos);
+    const bool ok = checked_index(x, pos, true, i);
     if (VARIANT == kKeys) {
       // key_offset + e as a word pair; -1 for a bad index or a key already -1.
       const uint kw = 2u * (P.offsets.w + e);
