@@ -426,29 +426,31 @@ enum ScatterVariant : std::int32_t {
   // i·index_scale, or -1 for a bad index (a fault) or a key already -1. No element of the
   // destination is touched; dtype is the int64 code.
   kScatterKeys = 2,
-  // The destination-partitioned pass, three launches over one workspace of int32 words
-  // starting at element 0 of its buffer: `counts` (buckets + 1 words), then `fill`
-  // (buckets + 1), then `numel` pairs (two words each: an iteration element's destination
-  // offset relative to out_offset, or 0xffffffff for a bad index, then its source bits
-  // zero-extended). An element's bucket is its relative offset >> bucket_shift, a bad index's
-  // the last one (`buckets`). Only elements of at most 4 bytes; relative offsets below 2^32 - 1.
-  //  - kPassCount, buffer [0] the workspace: every element's bucket counted into `counts`
-  //    (the caller zeroed counts and fill); a bad index is a fault.
-  //  - kPassPartition, buffer [0] the workspace, [1] src, [2] index: every element's pair
-  //    written into its bucket's range (buckets in order, starts the exclusive prefix of
-  //    counts; within a bucket any order), `fill` the claimed slots. No fault is recorded.
-  //  - kPassApply, buffer [0] out, [2] the workspace: `numel` pairs in order, each combined
-  //    into out_offset + its offset as kScatterAtomic does (a bad index's pair skipped).
-  //    Consecutive pairs share a bucket, so the read-modify-writes stay in the cache a
-  //    bucket of destinations fits.
+  // The destination-partitioned pass, three launches. The iteration elements are split
+  // into `parts` runs of ceil(numel / parts) (the last one shorter); an element's bucket is
+  // its destination offset relative to out_offset >> bucket_shift, a bad index's the last
+  // one (`buckets`). Only elements of at most 4 bytes; relative offsets below 2^32 - 1. The
+  // counts and starts are int32 arrays of (buckets + 1) · parts, bucket-major (entry
+  // b · parts + j for bucket b and part j), at element 0 of their buffers; the pairs are
+  // `numel` pairs of int32 words at element 0 of theirs (the relative offset, or 0xffffffff
+  // for a bad index; the source bits zero-extended).
+  //  - kPassCount, buffer [0] the counts (written whole), [2] the index: each part's
+  //    elements per bucket; a bad index is a fault.
+  //  - kPassPartition, buffer [0] the pairs, [1] src, [2] index, [3] the starts (the
+  //    exclusive prefix of the counts, which the caller computes): part j's elements of
+  //    bucket b go to pairs starts[b · parts + j] on, in any order. No fault is recorded.
+  //  - kPassApply, buffer [0] out, [2] the pairs: each combined in order into out_offset +
+  //    its offset as kScatterAtomic does (a bad index's pair skipped). Consecutive pairs share
+  //    a bucket, so the read-modify-writes stay in the cache a bucket of destinations fits.
   kScatterPartitioned = 3,
 };
 enum ScatterPass : std::int32_t { kPassCount = 0, kPassPartition = 1, kPassApply = 2 };
-// At most this many buckets (shared memory of the count and partition passes).
+// At most this many buckets (shared memory of the count and partition passes) and parts.
 constexpr std::int64_t kScatterMaxBuckets = 1024;
-// Buffers: [0] out (kScatterKeys: the keys; kScatterPartitioned's count and partition
-// passes: the workspace), [1] src, [2] index (kScatterSorted: sorted keys; the apply pass:
-// the workspace), [3] order (kScatterSorted; otherwise any buffer, unread).
+constexpr std::int64_t kScatterMaxParts = 4096;
+// Buffers: [0] out (kScatterKeys: the keys; kScatterPartitioned: the counts, the pairs),
+// [1] src, [2] index (kScatterSorted: sorted keys; the apply pass: the pairs), [3] order
+// (kScatterSorted; the partition pass: the starts; otherwise any buffer, unread).
 struct ScatterParams {
   std::int32_t op;           // ScatterOp (names the fault)
   std::int32_t variant;      // ScatterVariant
@@ -461,6 +463,7 @@ struct ScatterParams {
   std::int32_t pass;             // kScatterPartitioned: ScatterPass
   std::int32_t bucket_shift;     // kScatterPartitioned
   std::int64_t buckets;          // kScatterPartitioned: in [1, kScatterMaxBuckets]
+  std::int64_t parts;            // kScatterPartitioned: in [1, kScatterMaxParts]
   std::int64_t numel;
   std::int64_t bound;        // indices (kScatterSorted: keys) lie in [0, bound)
   std::int64_t index_scale;  // destination elements per index step

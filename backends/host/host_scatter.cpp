@@ -130,7 +130,6 @@ void run_sorted(const abi::ScatterParams& p, std::span<const KernelBuffer> buffe
 // the result, keep the sequential order of the other variants here).
 void run_partitioned(const abi::ScatterParams& p, std::span<const KernelBuffer> buffers) {
   const DType t = DType(p.dtype);
-  const std::int64_t head = 2 * (p.buckets + 1);
   const auto word = [](const std::byte* base, std::int64_t at) {
     std::uint32_t v;
     std::memcpy(&v, base + at * 4, 4);
@@ -141,40 +140,44 @@ void run_partitioned(const abi::ScatterParams& p, std::span<const KernelBuffer> 
   };
   if (p.pass == abi::kPassApply) {
     auto* out = static_cast<std::byte*>(buffers[0].memory.handle);
-    const auto* ws = static_cast<const std::byte*>(buffers[2].memory.handle);
+    const auto* pairs = static_cast<const std::byte*>(buffers[2].memory.handle);
     for (std::int64_t j = 0; j < p.numel; ++j) {
-      const std::uint32_t offset = word(ws, head + 2 * j);
+      const std::uint32_t offset = word(pairs, 2 * j);
       if (offset == 0xffffffffu) continue;
       // The source bits as stored (little-endian: the element's bytes come first).
-      const Value s = load(ws + (head + 2 * j + 1) * 4, t, 0);
+      const Value s = load(pairs + (2 * j + 1) * 4, t, 0);
       const std::int64_t d = p.out_offset + offset;
       store(out, t, d, p.reduce == abi::kScatterAssign ? s : combine(p.reduce, load(out, t, d), s));
     }
     return;
   }
-  auto* ws = static_cast<std::byte*>(buffers[0].memory.handle);
+  auto* first = static_cast<std::byte*>(buffers[0].memory.handle);  // counts, or the pairs
   const auto* src = static_cast<const std::byte*>(buffers[1].memory.handle);
   const auto* index = static_cast<const std::byte*>(buffers[2].memory.handle);
   const std::size_t item = dtype_size(t);
-  // The bucket starts: the exclusive prefix of the counts.
-  std::vector<std::uint32_t> start(std::size_t(p.buckets + 1), 0);
-  if (p.pass == abi::kPassPartition)
-    for (std::int64_t b = 1; b <= p.buckets; ++b)
-      start[std::size_t(b)] = start[std::size_t(b - 1)] + word(ws, b - 1);
+  const std::int64_t part_len = (p.numel + p.parts - 1) / p.parts;
+  // The partition pass's next slot of each (bucket, part), from the starts.
+  std::vector<std::uint32_t> next;
+  if (p.pass == abi::kPassPartition) {
+    const auto* starts = static_cast<const std::byte*>(buffers[3].memory.handle);
+    next.resize(std::size_t((p.buckets + 1) * p.parts));
+    for (std::size_t k = 0; k < next.size(); ++k) next[k] = word(starts, std::int64_t(k));
+  } else {
+    for (std::int64_t k = 0; k < (p.buckets + 1) * p.parts; ++k) put(first, k, 0);
+  }
   Odometer at(p);
   for (std::int64_t e = 0; e < p.numel; ++e, at.next()) {
     const std::int64_t offset = at.out + checked_index(p, index, at) * p.index_scale;
-    const std::int64_t b = offset >> p.bucket_shift;
+    const std::int64_t entry = (offset >> p.bucket_shift) * p.parts + e / part_len;
     if (p.pass == abi::kPassCount) {
-      put(ws, b, word(ws, b) + 1);
+      put(first, entry, word(first, entry) + 1);
       continue;
     }
-    const std::uint32_t slot = start[std::size_t(b)] + word(ws, p.buckets + 1 + b);
-    put(ws, p.buckets + 1 + b, word(ws, p.buckets + 1 + b) + 1);
+    const std::uint32_t slot = next[std::size_t(entry)]++;
     std::uint32_t bits = 0;
     std::memcpy(&bits, src + (p.src_offset + at.src) * std::int64_t(item), item);
-    put(ws, head + 2 * std::int64_t(slot), std::uint32_t(offset));
-    put(ws, head + 2 * std::int64_t(slot) + 1, bits);
+    put(first, 2 * std::int64_t(slot), std::uint32_t(offset));
+    put(first, 2 * std::int64_t(slot) + 1, bits);
   }
 }
 

@@ -217,31 +217,43 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
       break;
     }
     case abi::kScatterPartitioned: {
-      // The relative destination offsets (in 32 bits) and the workspace's words (counts,
-      // fill, two a pair) on the index path.
+      // The relative destination offsets (in 32 bits), the counts', starts' and pairs' words
+      // on the index path.
       std::int64_t span = reach(0, p.out_strides, "the destination offsets");
       if (p.bound > 0) chk.reach(span, p.bound, p.index_scale, "the destination offsets");
       if (span > kMaxIndex)
         chk.refuse("max_elements", "destination offsets up to " + std::to_string(span) +
                                        " exceed the 2^31 - 1 the 32-bit index path supports");
-      const std::int64_t words = 2 * (p.buckets + 1) + 2 * p.numel;
-      const std::int64_t used = p.pass == abi::kPassCount ? 2 * (p.buckets + 1) : words;
-      const DeviceMemory& ws = launch.buffers[p.pass == abi::kPassApply ? 2 : 0].memory;
-      chk.inside("the workspace", 0, used - 1, DType::kInt32, ws, kMaxIndex);
-      if (p.pass == abi::kPassApply) {
-        if (p.bound > 0) {
-          std::int64_t out_last = reach(p.out_offset, p.out_strides, "the output");
-          chk.reach(out_last, p.bound, p.index_scale, "the output");
-          chk.inside("the output", p.out_offset, out_last, t, launch.buffers[0].memory, kMaxIndex);
-        }
-        bufs[2] = {launch.buffers[2].memory, false};
-      } else {
-        index_view();
-        bufs[2] = {launch.buffers[2].memory, false};
-        if (p.pass == abi::kPassPartition) {
+      const std::int64_t table = (p.buckets + 1) * p.parts;
+      switch (p.pass) {
+        case abi::kPassCount:
+          chk.inside("the counts", 0, table - 1, DType::kInt32, launch.buffers[0].memory,
+                     kMaxIndex);
+          index_view();
+          bufs[2] = {launch.buffers[2].memory, false};
+          break;
+        case abi::kPassPartition:
+          chk.inside("the pairs", 0, 2 * p.numel - 1, DType::kInt32, launch.buffers[0].memory,
+                     kMaxIndex);
+          chk.inside("the starts", 0, table - 1, DType::kInt32, launch.buffers[3].memory,
+                     kMaxIndex);
+          index_view();
           source_view();
           bufs[1] = {launch.buffers[1].memory, false};
-        }
+          bufs[2] = {launch.buffers[2].memory, false};
+          bufs[3] = {launch.buffers[3].memory, false};
+          break;
+        default:
+          if (p.bound > 0) {
+            std::int64_t out_last = reach(p.out_offset, p.out_strides, "the output");
+            chk.reach(out_last, p.bound, p.index_scale, "the output");
+            chk.inside("the output", p.out_offset, out_last, t, launch.buffers[0].memory,
+                       kMaxIndex);
+          }
+          chk.inside("the pairs", 0, 2 * p.numel - 1, DType::kInt32, launch.buffers[2].memory,
+                     kMaxIndex);
+          bufs[2] = {launch.buffers[2].memory, false};
+          break;
       }
       break;
     }
@@ -268,14 +280,9 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
   GpuParams g{};
   const std::uint32_t wg = dev.workgroup_size();
   std::uint64_t groups = chk.grid_groups(std::uint64_t(p.numel), wg);
-  // The count pass adds a histogram a workgroup, the partition pass scans the buckets'
-  // starts once a workgroup: a bounded grid, striding over the elements (tiles).
+  // The count and partition passes: a workgroup a part; the apply pass an invocation a pair.
   const bool partitioned = p.variant == abi::kScatterPartitioned;
-  constexpr std::uint64_t kPartitionGroups = 1024, kPartitionItems = 8;  // scatter.comp's kItems
-  if (partitioned && p.pass == abi::kPassCount) groups = std::min(groups, kPartitionGroups);
-  if (partitioned && p.pass == abi::kPassPartition)
-    groups = std::min((std::uint64_t(p.numel) + wg * kPartitionItems - 1) / (wg * kPartitionItems),
-                      kPartitionGroups);
+  if (partitioned && p.pass != abi::kPassApply) groups = std::uint64_t(p.parts);
   g.head[0] = std::uint32_t(p.numel);
   g.head[1] = std::uint32_t(p.ndim);
   g.head[2] = std::uint32_t(groups * wg);
@@ -283,11 +290,11 @@ void launch_family(VulkanDevice& dev, const abi::ScatterParams& p, const KernelL
   g.offsets[0] = std::uint32_t(p.out_offset);
   g.offsets[1] = std::uint32_t(p.src_offset);
   g.offsets[2] = std::uint32_t(p.index_offset);
-  g.offsets[3] = std::uint32_t(p.key_offset);
+  g.offsets[3] = partitioned ? std::uint32_t(p.bucket_shift) : std::uint32_t(p.key_offset);
   g.misc[0] = std::uint32_t(abi::fault_op(abi::kFamily_scatter, p.op));
   g.misc[1] = std::uint32_t(p.index_scale);
-  g.misc[2] = partitioned ? std::uint32_t(p.bucket_shift) : 0u;
-  g.misc[3] = partitioned ? std::uint32_t(p.buckets) : 0u;
+  g.misc[2] = partitioned ? std::uint32_t(p.buckets) : 0u;
+  g.misc[3] = partitioned ? std::uint32_t(p.parts) : 0u;
   for (int d = 0; d < p.ndim; ++d) {
     g.sizes[d] = std::uint32_t(p.sizes[d]);
     g.out_strides[d] = std::uint32_t(p.out_strides[d]);

@@ -100,17 +100,21 @@ void validate(const abi::ScatterParams& p, std::span<const KernelBuffer> buffers
       if (overflow || span < 0 || span >= 0xffffffffLL || (span >> p.bucket_shift) >= p.buckets)
         check.fail("destination offsets up to " + std::to_string(span) +
                    " do not fit the buckets or 32 bits");
+      if (p.parts < 1 || p.parts > abi::kScatterMaxParts)
+        check.fail("parts " + std::to_string(p.parts) + " outside [1, " +
+                   std::to_string(abi::kScatterMaxParts) + "]");
       const std::int32_t word = std::int32_t(DType::kInt32);
-      const std::int64_t head = 2 * (p.buckets + 1);
+      const std::int64_t table = (p.buckets + 1) * p.parts;
       switch (p.pass) {
         case abi::kPassCount:
-          flat_view("the workspace", 0, head, buffers[0], word);
+          flat_view("the counts", 0, table, buffers[0], word);
           iteration_view("the index", p.index_offset, p.index_strides, buffers[2], p.index_dtype);
           break;
         case abi::kPassPartition:
-          flat_view("the workspace", 0, head + 2 * p.numel, buffers[0], word);
+          flat_view("the pairs", 0, 2 * p.numel, buffers[0], word);
           iteration_view("the source", p.src_offset, p.src_strides, buffers[1], p.dtype);
           iteration_view("the index", p.index_offset, p.index_strides, buffers[2], p.index_dtype);
+          flat_view("the starts", 0, table, buffers[3], word);
           break;
         default:
           if (p.bound > 0)
@@ -118,7 +122,7 @@ void validate(const abi::ScatterParams& p, std::span<const KernelBuffer> buffers
                 .dims(p.ndim, p.sizes, p.out_strides)
                 .dim(p.bound, p.index_scale)
                 .inside(buffers[0], p.dtype);
-          flat_view("the workspace", 0, head + 2 * p.numel, buffers[2], word);
+          flat_view("the pairs", 0, 2 * p.numel, buffers[2], word);
           break;
       }
       break;

@@ -39,11 +39,12 @@ struct ScatterPlanInput {
 };
 
 // The variant (abi::ScatterVariant) and the choices `explain` shows; for kScatterPartitioned
-// also its bucket_shift and buckets.
+// also its bucket_shift, buckets and parts.
 struct ScatterPlan {
   int variant = abi::kScatterAtomic;
   int bucket_shift = 0;
   std::int64_t buckets = 0;
+  std::int64_t parts = 0;
 };
 ScatterPlan plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
                          std::vector<PlanChoice>& choices);

@@ -69,8 +69,13 @@ int forced_variant() {
 // The partitioned variant's buckets: 4 MiB of destination each (a few of them stay in any
 // current GPU's L2 while the apply pass works through them, and within the reach of its
 // address translation caches), more where 1024 would not cover the destination. Forced (tests,
-// small destinations), about 32 buckets, so that several take part.
+// small destinations), about 32 buckets, so that several take part. The plan takes it on
+// Vulkan only (partition_refusal says why).
 constexpr int kBucketBytesLog2 = 22;
+// The runs of elements the count and partition passes give a workgroup each: about one
+// wave of the H200 (132 multiprocessors, 8 workgroups of 256 each), at least 8192 elements.
+constexpr std::int64_t kPartitionParts = 1024;
+constexpr std::int64_t kPartElements = 8192;
 // Below this many elements the two extra passes' launches cost more than they save.
 constexpr std::int64_t kPartitionMinElements = std::int64_t(1) << 22;
 // The destination bytes beyond which the atomics leave the cache, where the runtime does
@@ -89,24 +94,32 @@ std::string partition_refusal(const ScatterPlanInput& in, const PlanTarget& targ
                               ScatterPlan& plan) {
   const std::int64_t item = std::int64_t(dtype_size(in.dtype));
   if (item > 4) return std::to_string(item) + "-byte elements (it moves at most 4 in its pairs)";
-  // Offsets below the bad index's mark; Vulkan's 32-bit index path also counts the
-  // workspace's words.
+  // Offsets below the bad index's mark (Vulkan: its 32-bit index path), slots and their
+  // words within int32.
   const bool vulkan = target.caps.backend == "vulkan";
   if (in.span > (vulkan ? INT32_MAX : 0xfffffffeLL))
     return "a destination beyond its 32-bit offsets";
-  if (vulkan && in.numel > INT32_MAX / 2 - 2 * abi::kScatterMaxBuckets)
-    return "more writes than the workspace's 32-bit word index reaches";
+  if (in.numel > INT32_MAX / 2) return "more writes than its 32-bit pair slots reach";
   if (!forced) {
+    // Measured on the H200 (docs/performance.md, 2026-12-04; 2^26 float32 writes into as many
+    // destinations): cuda:0's plain atomics 3.8 ms, partitioned 4.4 (its partition pass's
+    // scattered pair stores and its apply pass's misses cost more than they save there);
+    // vulkan:0's plain atomics 4.1 to 9.7 ms from run to run, partitioned 4.8 to 5.1.
+    if (target.caps.backend == "cuda" || target.caps.backend == "hip")
+      return "the CUDA/HIP kernels' plain atomics, measured faster on the H200 (3.8 against "
+             "4.4 ms for 2^26 float32 writes into as many destinations)";
     if (!in.element_indexed) return "consecutive elements write neighbouring destinations";
     if (in.numel < kPartitionMinElements)
       return std::to_string(in.numel) + " elements, fewer than " +
              std::to_string(kPartitionMinElements);
     std::int64_t cache = kAssumedCacheBytes;
-    if (target.device && target.device->properties().l2_cache_bytes)
+    std::string whose = "the 32 MiB assumed where the runtime reports no L2";
+    if (target.device && target.device->properties().l2_cache_bytes) {
       cache = *target.device->properties().l2_cache_bytes;
+      whose = "the " + std::to_string(cache) + "-byte L2 the runtime reports";
+    }
     if (in.span * item <= cache)
-      return "a destination of " + std::to_string(in.span * item) + " bytes, within the " +
-             std::to_string(cache) + "-byte cache";
+      return "a destination of " + std::to_string(in.span * item) + " bytes, within " + whose;
   }
   const int item_log2 = log2_floor(item);
   int shift = forced ? std::max(0, log2_floor(std::max<std::int64_t>(in.span, 1)) - 5)
@@ -115,6 +128,8 @@ std::string partition_refusal(const ScatterPlanInput& in, const PlanTarget& targ
   while (((std::max<std::int64_t>(in.span, 1) - 1) >> shift) + 1 > abi::kScatterMaxBuckets) ++shift;
   plan.bucket_shift = shift;
   plan.buckets = ((std::max<std::int64_t>(in.span, 1) - 1) >> shift) + 1;
+  plan.parts =
+      std::clamp<std::int64_t>((in.numel + kPartElements - 1) / kPartElements, 1, kPartitionParts);
   return "";
 }
 
@@ -189,27 +204,29 @@ bool element_indexed(abi::ScatterOp op, const ScatterForm& f) {
   return true;
 }
 
-// The partitioned variant's three passes over one workspace; false (nothing launched) where
-// the workspace cannot be allocated, for the plain atomic pass to run instead.
+// The partitioned variant's three passes: counts per (bucket, part), their exclusive
+// prefix (the starts), the pairs, the apply; false (nothing launched) where the pairs cannot
+// be allocated, for the plain atomic pass to run instead.
 bool run_partitioned(const Device& device, abi::ScatterParams p, const Tensor& out,
                      const Tensor& src, const Tensor& index, const ScatterPlan& plan) {
-  const std::int64_t head = 2 * (plan.buckets + 1);
-  Tensor workspace;
+  Tensor pairs;
   try {
-    workspace = Tensor::empty({head + 2 * p.numel}, DType::kInt32, device);
+    pairs = Tensor::empty({2 * p.numel}, DType::kInt32, device);
   } catch (const OutOfMemory&) {
     return false;
   }
-  workspace.narrow(0, 0, head).zero_();
   p.variant = abi::kScatterPartitioned;
   p.bucket_shift = plan.bucket_shift;
   p.buckets = plan.buckets;
+  p.parts = plan.parts;
+  const Tensor counts = Tensor::empty({(plan.buckets + 1) * plan.parts}, DType::kInt32, device);
   p.pass = abi::kPassCount;
-  launch(device, p, workspace, src, index, index);
+  launch(device, p, counts, src, index, index);
+  const Tensor starts = ops::sub(ops::cumsum(counts, 0, DType::kInt32), counts);
   p.pass = abi::kPassPartition;
-  launch(device, p, workspace, src, index, index);
+  launch(device, p, pairs, src, index, starts);
   p.pass = abi::kPassApply;
-  launch(device, p, out, src, workspace, index);
+  launch(device, p, out, src, pairs, index);
   return true;
 }
 
@@ -273,7 +290,9 @@ ScatterPlan plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
   ScatterPlan plan;
   std::string partitioned;
   const bool host = target.device_id.rfind("host", 0) == 0;
-  if (variant == abi::kScatterAtomic && (forced == abi::kScatterPartitioned || !host)) {
+  // NBX_SCATTER=atomic forces the plain pass; =partitioned partitions even on the host.
+  const bool may_partition = forced < 0 ? !host : forced == abi::kScatterPartitioned;
+  if (variant == abi::kScatterAtomic && may_partition) {
     const std::string refusal =
         partition_refusal(in, target, forced == abi::kScatterPartitioned, plan);
     if (refusal.empty()) {
@@ -282,7 +301,9 @@ ScatterPlan plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
                     " destinations: pairs (offset, value) grouped into " +
                     std::to_string(plan.buckets) + " buckets of 2^" +
                     std::to_string(plan.bucket_shift) +
-                    " destinations (a count, a partition pass), then the atomics bucket by "
+                    " destinations (counts per bucket and run of " +
+                    std::to_string((in.numel + plan.parts - 1) / plan.parts) +
+                    " elements, their prefix, a partition pass), then the atomics bucket by "
                     "bucket, each bucket's destinations held in the cache; 8 bytes of "
                     "workspace per write, the plain atomic pass where they cannot be had.";
     } else if (forced == abi::kScatterPartitioned) {

@@ -520,14 +520,12 @@ constexpr int kPartitionItems = 8;  // elements a thread holds in the partition 
 constexpr int kApplyIlp = 4;        // pairs in flight per thread in the apply pass
 constexpr u32 kBadPair = 0xffffffffu;
 
-// Iteration element e's destination offset relative to out_offset (`rel`), its source
-// offset (`s`) and its bucket, or the last bucket for a bad index (recorded when `fault`).
-// The outermost coordinate is what is left of e (e < numel): no division for it.
-template <typename Index>
-NBX_GPU_INLINE u32 bucket_of(const abi::ScatterParams& p, const Index* index, i64 e, u32& rel,
-                             i64& s, abi::FaultRecord* fault) {
-  i64 rest = e, o = 0, x = p.index_offset;
-  s = p.src_offset;
+// Iteration element e's destination offset relative to out_offset before its index (`o`),
+// its source (`s`) and index (`x`) elements. The outermost coordinate is what is left of e
+// (e < numel): no division for it.
+NBX_GPU_INLINE void element_offsets(const abi::ScatterParams& p, i64 e, i64& o, i64& s, i64& x) {
+  i64 rest = e;
+  o = 0, s = p.src_offset, x = p.index_offset;
   for (int d = p.ndim - 1; d > 0; --d) {
     const i64 c = next_coordinate(rest, p.sizes[d]);
     o += c * p.out_strides[d];
@@ -537,7 +535,13 @@ NBX_GPU_INLINE u32 bucket_of(const abi::ScatterParams& p, const Index* index, i6
   o += rest * p.out_strides[0];
   s += rest * p.src_strides[0];
   x += rest * p.index_strides[0];
-  const i64 raw = i64(index[x]);
+}
+
+// The bucket of element e whose index reads `raw` and whose offset before it is `o`, with
+// its relative destination offset in `rel`; a bad index's is the last bucket (its fault
+// recorded when `fault`).
+NBX_GPU_INLINE u32 bucket_of(const abi::ScatterParams& p, i64 raw, i64 o, i64 e, u32& rel,
+                             abi::FaultRecord* fault) {
   i64 k = raw;
   if (!checked_index(k, p.bound, p.wrap_negative)) {
     if (fault) record_index_fault(fault, p.op, raw, p.bound, index_position(p, e));
@@ -549,7 +553,15 @@ NBX_GPU_INLINE u32 bucket_of(const abi::ScatterParams& p, const Index* index, i6
   return u32(r >> p.bucket_shift);
 }
 
-// Count: a histogram of the buckets per block in shared memory, added to `counts` once.
+// Elements [lo, hi) of part `part`: runs of ceil(numel / parts).
+NBX_GPU_INLINE void part_range(const abi::ScatterParams& p, i64 part, i64& lo, i64& hi) {
+  const i64 len = (p.numel + p.parts - 1) / p.parts;
+  lo = part * len;
+  hi = lo + len < p.numel ? lo + len : p.numel;
+}
+
+// Count: a block a part, its histogram of the buckets in shared memory, stored as its column
+// of the counts (bucket-major).
 template <typename Index>
 __global__ void __launch_bounds__(kElementwiseBlock)
     scatter_count_kernel(const NBX_GPU_GRID_CONSTANT abi::ScatterParams p, u32* counts,
@@ -558,78 +570,82 @@ __global__ void __launch_bounds__(kElementwiseBlock)
   const int slots = int(p.buckets) + 1;
   for (int b = threadIdx.x; b < slots; b += blockDim.x) hist[b] = 0;
   __syncthreads();
-  const i64 step = i64(gridDim.x) * blockDim.x;
-  for (i64 e = i64(blockIdx.x) * blockDim.x + threadIdx.x; e < p.numel; e += step) {
-    u32 rel;
-    i64 s;
-    atomicAdd(&hist[bucket_of(p, index, e, rel, s, fault)], 1u);
+  i64 lo, hi;
+  part_range(p, blockIdx.x, lo, hi);
+  constexpr int kIlp = 4;
+  for (i64 base = lo + threadIdx.x; base < hi; base += i64(kIlp) * kElementwiseBlock) {
+    i64 raw[kIlp], o[kIlp];
+#pragma unroll
+    for (int u = 0; u < kIlp; ++u) {
+      const i64 e = base + i64(u) * kElementwiseBlock;
+      if (e < hi) {
+        i64 s, x;
+        element_offsets(p, e, o[u], s, x);
+        raw[u] = i64(index[x]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kIlp; ++u) {
+      const i64 e = base + i64(u) * kElementwiseBlock;
+      u32 rel;
+      if (e < hi) atomicAdd(&hist[bucket_of(p, raw[u], o[u], e, rel, fault)], 1u);
+    }
   }
   __syncthreads();
   for (int b = threadIdx.x; b < slots; b += blockDim.x)
-    if (hist[b] != 0) atomicAdd(&counts[b], hist[b]);
+    counts[i64(b) * p.parts + blockIdx.x] = hist[b];
 }
 
-// Partition: each block first takes the buckets' starts (the exclusive prefix of counts),
-// then, tile by tile, ranks its elements within their buckets in shared memory, claims one
-// range of each present bucket with one global atomic, and writes the pairs there — each
-// tile's pairs of a bucket side by side.
+// Partition: a block a part, its buckets' next slots from the starts; tile by tile, each
+// element ranked within its bucket by a shared atomic, its pair stored at the bucket's next
+// slot + rank, then the slots advanced by the tile's counts. No global atomics: the starts
+// already hold every part's place in every bucket.
 template <int Bytes, typename Index>
 __global__ void __launch_bounds__(kElementwiseBlock)
-    scatter_partition_kernel(const NBX_GPU_GRID_CONSTANT abi::ScatterParams p, u32* ws,
-                             const typename BitsOf<Bytes>::type* src, const Index* index) {
-  __shared__ u32 start[kBucketSlots], hist[kBucketSlots], base[kBucketSlots];
-  __shared__ u32 partial[kElementwiseBlock];
+    scatter_partition_kernel(const NBX_GPU_GRID_CONSTANT abi::ScatterParams p, uint2* pairs,
+                             const typename BitsOf<Bytes>::type* src, const Index* index,
+                             const u32* starts) {
+  __shared__ u32 next[kBucketSlots], hist[kBucketSlots];
   const int slots = int(p.buckets) + 1, tid = threadIdx.x;
-  const u32* counts = ws;
-  u32* fill = ws + slots;
-  uint2* pairs = reinterpret_cast<uint2*>(ws + 2 * slots);
-  // The starts: a run of buckets per thread, the runs' sums scanned across the block.
-  const int per = (slots + kElementwiseBlock - 1) / kElementwiseBlock;
-  const int lo = tid * per, hi = lo + per < slots ? lo + per : slots;
-  u32 sum = 0;
-  for (int b = lo; b < hi; ++b) sum += counts[b];
-  partial[tid] = sum;
-  __syncthreads();
-  for (int d = 1; d < kElementwiseBlock; d <<= 1) {
-    const u32 v = tid >= d ? partial[tid - d] : 0u;
-    __syncthreads();
-    partial[tid] += v;
-    __syncthreads();
-  }
-  u32 run = partial[tid] - sum;
-  for (int b = lo; b < hi; ++b) {
-    start[b] = run;
-    run += counts[b];
+  for (int b = tid; b < slots; b += kElementwiseBlock) {
+    next[b] = starts[i64(b) * p.parts + blockIdx.x];
     hist[b] = 0;
   }
   __syncthreads();
+  i64 lo, hi;
+  part_range(p, blockIdx.x, lo, hi);
   constexpr i64 kTile = i64(kElementwiseBlock) * kPartitionItems;
-  for (i64 t0 = i64(blockIdx.x) * kTile; t0 < p.numel; t0 += i64(gridDim.x) * kTile) {
+  for (i64 t0 = lo; t0 < hi; t0 += kTile) {
+    // Every load and bucket first (no memory side effect between the loads), then the ranks.
     u32 rel[kPartitionItems], bucket[kPartitionItems], rank[kPartitionItems], bits[kPartitionItems];
 #pragma unroll
     for (int u = 0; u < kPartitionItems; ++u) {
       const i64 e = t0 + i64(u) * kElementwiseBlock + tid;
-      if (e < p.numel) {
-        i64 s;
-        bucket[u] = bucket_of(p, index, e, rel[u], s, nullptr);
+      bucket[u] = kBadPair;  // past the part's end
+      if (e < hi) {
+        i64 o, s, x;
+        element_offsets(p, e, o, s, x);
+        bucket[u] = bucket_of(p, i64(index[x]), o, e, rel[u], nullptr);
         bits[u] = u32(src[s]);
-        rank[u] = atomicAdd(&hist[bucket[u]], 1u);
       }
     }
+#pragma unroll
+    for (int u = 0; u < kPartitionItems; ++u)
+      if (bucket[u] != kBadPair) rank[u] = atomicAdd(&hist[bucket[u]], 1u);
     __syncthreads();
 #pragma unroll
     for (int u = 0; u < kPartitionItems; ++u) {
-      const i64 e = t0 + i64(u) * kElementwiseBlock + tid;
-      if (e < p.numel && rank[u] == 0)
-        base[bucket[u]] = start[bucket[u]] + atomicAdd(&fill[bucket[u]], hist[bucket[u]]);
+      if (bucket[u] == kBadPair) continue;
+      const i64 slot = i64(next[bucket[u]]) + rank[u];
+      if (slot < p.numel) pairs[slot] = make_uint2(rel[u], bits[u]);  // starts not the counts'
     }
-    __syncthreads();
+    __syncthreads();  // every slot read before it advances
 #pragma unroll
     for (int u = 0; u < kPartitionItems; ++u) {
-      const i64 e = t0 + i64(u) * kElementwiseBlock + tid;
-      if (e >= p.numel) continue;
-      pairs[base[bucket[u]] + rank[u]] = make_uint2(rel[u], bits[u]);
-      if (rank[u] == 0) hist[bucket[u]] = 0;  // this stage reads base, not hist
+      if (bucket[u] != kBadPair && rank[u] == 0) {
+        next[bucket[u]] += hist[bucket[u]];
+        hist[bucket[u]] = 0;
+      }
     }
     __syncthreads();
   }
@@ -640,7 +656,7 @@ template <int D>
 __global__ void __launch_bounds__(kElementwiseBlock)
     scatter_apply_kernel(const NBX_GPU_GRID_CONSTANT abi::ScatterParams p, Bits<D>* out,
                          const u32* ws) {
-  const uint2* pairs = reinterpret_cast<const uint2*>(ws + 2 * (p.buckets + 1));
+  const uint2* pairs = reinterpret_cast<const uint2*>(ws);
   constexpr i64 kTile = i64(kElementwiseBlock) * kApplyIlp;
   const i64 step = i64(gridDim.x) * kTile;
   for (i64 base = i64(blockIdx.x) * kTile + threadIdx.x; base < p.numel; base += step) {
@@ -747,35 +763,31 @@ void launch_atomic(const abi::ScatterParams& p, const GpuLaunch& l, Stream s) {
 
 template <typename Index>
 void launch_partition_pass(const abi::ScatterParams& p, const GpuLaunch& l, Stream s) {
-  auto* ws = static_cast<u32*>(l.buffers[0].address);
   const auto* index = static_cast<const Index*>(l.buffers[2].address);
+  const unsigned blocks = unsigned(p.parts);  // a block a part
   if (p.pass == abi::kPassCount) {
-    scatter_count_kernel<Index>
-        <<<grid_for(p.numel, kElementwiseBlock, l), kElementwiseBlock, 0, s>>>(p, ws, index,
-                                                                               l.fault);
+    scatter_count_kernel<Index><<<blocks, kElementwiseBlock, 0, s>>>(
+        p, static_cast<u32*>(l.buffers[0].address), index, l.fault);
     return;
   }
-  // One wave of blocks: each scans the bucket starts once.
-  const i64 wave = i64(l.options->multiprocessors > 0 ? l.options->multiprocessors : 1) * 8;
-  const i64 tiles = (p.numel + i64(kElementwiseBlock) * kPartitionItems - 1) /
-                    (i64(kElementwiseBlock) * kPartitionItems);
-  const unsigned blocks = unsigned(tiles < wave ? tiles : wave);
+  auto* pairs = static_cast<uint2*>(l.buffers[0].address);
   const void* src = l.buffers[1].address;
+  const auto* starts = static_cast<const u32*>(l.buffers[3].address);
   const int item = p.dtype == kBool || p.dtype == kInt8 || p.dtype == kUInt8          ? 1
                    : p.dtype == kInt16 || p.dtype == kFloat16 || p.dtype == kBFloat16 ? 2
                                                                                       : 4;
   switch (item) {
     case 1:
       scatter_partition_kernel<1, Index><<<blocks, kElementwiseBlock, 0, s>>>(
-          p, ws, static_cast<const unsigned char*>(src), index);
+          p, pairs, static_cast<const unsigned char*>(src), index, starts);
       break;
     case 2:
       scatter_partition_kernel<2, Index><<<blocks, kElementwiseBlock, 0, s>>>(
-          p, ws, static_cast<const unsigned short*>(src), index);
+          p, pairs, static_cast<const unsigned short*>(src), index, starts);
       break;
     default:
-      scatter_partition_kernel<4, Index>
-          <<<blocks, kElementwiseBlock, 0, s>>>(p, ws, static_cast<const u32*>(src), index);
+      scatter_partition_kernel<4, Index><<<blocks, kElementwiseBlock, 0, s>>>(
+          p, pairs, static_cast<const u32*>(src), index, starts);
       break;
   }
 }

@@ -63,9 +63,10 @@ layout(constant_id = 8) const uint PASS = 0u;  // partitioned: abi::ScatterPass
 
 layout(std140, set = 0, binding = 0) uniform Params {
   uvec4 head;     // x numel, y ndim, z invocations in the grid, w bound
-  uvec4 offsets;  // x out, y src, z index (sorted: keys), w key_offset (keys: the keys; sorted: order)
-  uvec4 misc;     // x the fault record's op (abi::fault_op), y index_scale, z bucket shift,
-                  // w buckets (partitioned)
+  uvec4 offsets;  // x out, y src, z index (sorted: keys), w key_offset (keys: the keys; sorted:
+                  // order; partitioned: the bucket shift)
+  uvec4 misc;     // x the fault record's op (abi::fault_op), y index_scale; partitioned: z
+                  // buckets, w parts
   uvec4 sizes[2];  // [d / 4][d % 4]
   uvec4 out_strides[2];
   uvec4 src_strides[2];
@@ -356,17 +357,17 @@ bool checked_index(uint x, uint pos, bool record, out uint i) {
 }
 
 // ---- partitioned (abi::kScatterPartitioned): the atomics bucket by bucket ----
-// The workspace (binding 1 in the count and partition passes, 3 in the apply pass) holds
-// counts[buckets + 1], fill[buckets + 1], then the (offset, bits) pairs; misc.z is the
-// bucket shift, misc.w the number of buckets (a bad index's bucket).
+// The elements in misc.w runs ("parts") of ceil(numel / parts), a workgroup a part; the
+// counts and starts bucket-major (b · parts + part). The count pass writes the counts to
+// binding 1; the partition pass reads the starts at binding 4 and writes the pairs to
+// binding 1; the apply pass reads the pairs at binding 3. offsets.w is the bucket shift,
+// misc.z the number of buckets (a bad index's bucket).
 #if !NBX_A64 && !NBX_F64
 const uint kSlots = 1025u;  // abi::kScatterMaxBuckets + 1
 const uint kItems = 8u;     // elements an invocation holds in the partition pass
 const uint kBadPair = 0xffffffffu;
-shared uint sh_start[kSlots];
+shared uint sh_next[kSlots];
 shared uint sh_hist[kSlots];
-shared uint sh_base[kSlots];
-shared uint sh_partial[gl_WorkGroupSize.x];
 
 // Element e's relative destination offset (kBadPair for a bad index), its source element and
 // its bucket.
@@ -375,89 +376,85 @@ uint bucket_of(uint e, bool record, out uint rel, out uint s) {
   locate(e, o, s, x, pos);
   if (!checked_index(x, pos, record, i)) {
     rel = kBadPair;
-    return P.misc.w;
+    return P.misc.z;
   }
   rel = o + i * P.misc.y;
-  return rel >> P.misc.z;
+  return rel >> P.offsets.w;
 }
 
-// Count: a workgroup's histogram in shared memory, added to the counts once.
+// The elements [lo, hi) of this workgroup's part.
+void part_range(out uint lo, out uint hi) {
+  const uint n = P.head.x, len = (n + P.misc.w - 1u) / P.misc.w;
+  lo = gl_WorkGroupID.x * len;
+  hi = min(lo + len, n);
+}
+
+// Count: the part's histogram in shared memory, stored as its column of the counts.
 void count_pass() {
-  const uint slots = P.misc.w + 1u, lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  const uint slots = P.misc.z + 1u, lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
   for (uint b = lid; b < slots; b += wg) sh_hist[b] = 0u;
   barrier();
-  for (uint e = gl_GlobalInvocationID.x; e < P.head.x; e += P.head.z) {
+  uint lo, hi;
+  part_range(lo, hi);
+  for (uint e = lo + lid; e < hi; e += wg) {
     uint rel, s;
     atomicAdd(sh_hist[bucket_of(e, true, rel, s)], 1u);
   }
   barrier();
-  for (uint b = lid; b < slots; b += wg)
-    if (sh_hist[b] != 0u) atomicAdd(o32.v[b], sh_hist[b]);
+  for (uint b = lid; b < slots; b += wg) o32.v[b * P.misc.w + gl_WorkGroupID.x] = sh_hist[b];
 }
 
-// Partition: the buckets' starts (the exclusive prefix of the counts) once a workgroup, then
-// tile by tile: ranks within the buckets in shared memory, one claim of each present
-// bucket's range by a global atomic, the pairs written there.
+// Partition: the part's next slot in every bucket from the starts; tile by tile, ranks within
+// the buckets by shared atomics, the pairs stored at next + rank, next advanced by the tile's
+// counts. No global atomics.
 void partition_pass() {
-  const uint slots = P.misc.w + 1u, lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  const uint per = (slots + wg - 1u) / wg, lo = lid * per, hi = min(lo + per, slots);
-  uint sum = 0u;
-  for (uint b = lo; b < hi; ++b) sum += o32.v[b];
-  sh_partial[lid] = sum;
-  barrier();
-  for (uint d = 1u; d < wg; d <<= 1) {
-    const uint v = lid >= d ? sh_partial[lid - d] : 0u;
-    barrier();
-    sh_partial[lid] += v;
-    barrier();
-  }
-  uint run = sh_partial[lid] - sum;
-  for (uint b = lo; b < hi; ++b) {
-    sh_start[b] = run;
-    run += o32.v[b];
+  const uint slots = P.misc.z + 1u, lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  const uint n = P.head.x;
+  for (uint b = lid; b < slots; b += wg) {
+    sh_next[b] = ord.v[b * P.misc.w + gl_WorkGroupID.x];
     sh_hist[b] = 0u;
   }
   barrier();
-  const uint n = P.head.x, tile = wg * kItems, tiles = (n + tile - 1u) / tile;
-  const uint pairs = 2u * slots;
-  for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
+  uint lo, hi;
+  part_range(lo, hi);
+  const uint tile = wg * kItems;
+  for (uint t0 = lo; t0 < hi; t0 += tile) {
     uint rel[kItems], bucket[kItems], rank[kItems], bits[kItems];
     for (uint u = 0u; u < kItems; ++u) {
-      const uint e = t * tile + u * wg + lid;
-      if (e < n) {
+      const uint e = t0 + u * wg + lid;
+      bucket[u] = kBadPair;  // past the part's end
+      if (e < hi) {
         uint s;
         bucket[u] = bucket_of(e, false, rel[u], s);
         bits[u] = load_src(s).x;
-        rank[u] = atomicAdd(sh_hist[bucket[u]], 1u);
       }
     }
+    for (uint u = 0u; u < kItems; ++u)
+      if (bucket[u] != kBadPair) rank[u] = atomicAdd(sh_hist[bucket[u]], 1u);
     barrier();
     for (uint u = 0u; u < kItems; ++u) {
-      const uint e = t * tile + u * wg + lid;
-      if (e < n && rank[u] == 0u)
-        sh_base[bucket[u]] =
-            sh_start[bucket[u]] + atomicAdd(o32.v[slots + bucket[u]], sh_hist[bucket[u]]);
+      if (bucket[u] == kBadPair) continue;
+      const uint slot = sh_next[bucket[u]] + rank[u];
+      if (slot < n) {  // starts that are not the counts' prefix write nothing outside
+        o32.v[2u * slot] = rel[u];
+        o32.v[2u * slot + 1u] = bits[u];
+      }
     }
-    barrier();
-    for (uint u = 0u; u < kItems; ++u) {
-      const uint e = t * tile + u * wg + lid;
-      if (e >= n) continue;
-      const uint slot = sh_base[bucket[u]] + rank[u];
-      o32.v[pairs + 2u * slot] = rel[u];
-      o32.v[pairs + 2u * slot + 1u] = bits[u];
-      if (rank[u] == 0u) sh_hist[bucket[u]] = 0u;  // this stage reads sh_base, not sh_hist
-    }
+    barrier();  // every slot read before it advances
+    for (uint u = 0u; u < kItems; ++u)
+      if (bucket[u] != kBadPair && rank[u] == 0u) {
+        sh_next[bucket[u]] += sh_hist[bucket[u]];
+        sh_hist[bucket[u]] = 0u;
+      }
     barrier();
   }
 }
 
 // Apply: the pairs in order, each combined as the atomic variant does.
 void apply_pass() {
-  const uint pairs = 2u * (P.misc.w + 1u);
   for (uint j = gl_GlobalInvocationID.x; j < P.head.x; j += P.head.z) {
-    const uint offset = idx.v[pairs + 2u * j];
-    if (offset != kBadPair)
-      update_atomic(P.offsets.x + offset, uvec2(idx.v[pairs + 2u * j + 1u], 0u));
+    const uint offset = idx.v[2u * j];
+    if (offset != kBadPair) update_atomic(P.offsets.x + offset, uvec2(idx.v[2u * j + 1u], 0u));
   }
 }
 #endif

@@ -146,40 +146,55 @@ TEST_CASE("partitioned scatters report a bad index as a fault and leave the devi
   }
 }
 
-TEST_CASE("the plan partitions scatters into destinations beyond the cache, not the others") {
+TEST_CASE("the plan partitions Vulkan's scatters into destinations beyond the cache only") {
   ModeGuard guard;
   unsetenv("NBX_SCATTER");
   set_deterministic_algorithms(false);
-  const Capabilities caps = capabilities_for_arch("nvidia/sm_90");
-  const ops::PlanTarget target{caps, "nvidia/sm_90", "arch nvidia/sm_90"};
+  static const Capabilities vulkan = capabilities_for_arch("mesa/llvmpipe");
+  static const Capabilities cuda = capabilities_for_arch("nvidia/sm_90");
+  const ops::PlanTarget on_vulkan{vulkan, "mesa/llvmpipe", "arch mesa/llvmpipe"};
+  const ops::PlanTarget on_cuda{cuda, "nvidia/sm_90", "arch nvidia/sm_90"};
   const auto plan = [&](const char* op, std::vector<DType> dtypes, std::vector<Shape> shapes) {
-    return ops::explain(op, dtypes, shapes, target);
+    return ops::explain(op, dtypes, shapes, on_vulkan);
   };
-  // 2^26 uniform writes into 2^26 float32 (256 MiB): partitioned, 64 buckets of 2^20.
-  const auto big = plan("scatter_add", {f32, i64}, {{1 << 26}, {1 << 26}});
+  // 2^26 uniform writes into 2^26 float32 (256 MiB, beyond the 32 MiB assumed where the
+  // runtime reports no L2): partitioned, 64 buckets of 2^20.
+  const auto big = plan("scatter_add", {f32, i32}, {{1 << 26}, {1 << 26}});
   CHECK(big.kernel.find("partitioned") != std::string::npos);
   REQUIRE(choice(big, "destinations") != nullptr);
   CHECK(choice(big, "destinations")->value == "partitioned");
   CHECK(choice(big, "destinations")->reason.find("64 buckets of 2^20") != std::string::npos);
-  // The same into 4 MiB (in the cache), too few writes, 8-byte elements, rows of index_add,
-  // deterministic mode: not partitioned.
-  CHECK(plan("scatter_add", {f32, i64}, {{1 << 20}, {1 << 26}}).kernel.find("partitioned") ==
+  // The same into 4 MiB (in the cache), too few writes, 8-byte elements, rows of index_add:
+  // not partitioned; nor with NBX_SCATTER=atomic or deterministic algorithms.
+  CHECK(plan("scatter_add", {f32, i32}, {{1 << 20}, {1 << 26}}).kernel.find("partitioned") ==
         std::string::npos);
-  CHECK(plan("scatter_add", {f32, i64}, {{1 << 26}, {1 << 20}}).kernel.find("partitioned") ==
+  CHECK(plan("scatter_add", {f32, i32}, {{1 << 26}, {1 << 20}}).kernel.find("partitioned") ==
         std::string::npos);
-  CHECK(plan("scatter_add", {DType::kFloat64, i64}, {{1 << 26}, {1 << 26}})
+  CHECK(plan("scatter_add", {DType::kInt64, i32}, {{1 << 26}, {1 << 26}})
             .kernel.find("partitioned") == std::string::npos);
-  CHECK(plan("index_add", {f32, i64}, {{1 << 14, 4096}, {1 << 14}}).kernel.find("partitioned") ==
+  CHECK(plan("index_add", {f32, i32}, {{1 << 14, 4096}, {1 << 14}}).kernel.find("partitioned") ==
         std::string::npos);
+  setenv("NBX_SCATTER", "atomic", 1);
+  CHECK(plan("scatter_add", {f32, i32}, {{1 << 26}, {1 << 26}}).kernel.find("variant atomic") !=
+        std::string::npos);
+  unsetenv("NBX_SCATTER");
   set_deterministic_algorithms(true);
-  CHECK(plan("scatter_add", {f32, i64}, {{1 << 26}, {1 << 26}}).kernel.find("sorted") !=
+  CHECK(plan("scatter_add", {f32, i32}, {{1 << 26}, {1 << 26}}).kernel.find("sorted") !=
         std::string::npos);
   set_deterministic_algorithms(false);
-  // The host runs its elements in order: never partitioned unless forced.
+  // CUDA/HIP keep their plain atomics (measured faster), and say so; the host runs its
+  // elements in order. Neither partitions unless forced.
+  const auto cuda_big = ops::explain("scatter_add", {f32, i64}, {{1 << 26}, {1 << 26}}, on_cuda);
+  CHECK(cuda_big.kernel.find("variant atomic") != std::string::npos);
+  REQUIRE(choice(cuda_big, "destinations") != nullptr);
+  CHECK(choice(cuda_big, "destinations")->reason.find("measured faster") != std::string::npos);
   const Device host = host_device();
   const auto on_host = ops::explain("scatter_add", {f32, i64}, {{1 << 26}, {1 << 26}},
                                     {host.capabilities(), host.str(), host.display_name()});
   CHECK(on_host.kernel.find("partitioned") == std::string::npos);
+  setenv("NBX_SCATTER", "partitioned", 1);
+  CHECK(ops::explain("scatter_add", {f32, i64}, {{1 << 26}, {1 << 26}}, on_cuda)
+            .kernel.find("partitioned") != std::string::npos);
 }
 
 TEST_CASE("malformed partitioned launches are refused before any backend sees them") {
@@ -187,7 +202,6 @@ TEST_CASE("malformed partitioned launches are refused before any backend sees th
     CAPTURE(d.str());
     const Tensor out = on(D(64, 1), {64}, d, i32), src = on(D(100, 2), {100}, d, i32);
     const Tensor index = ids(random_ids(100, 64, 13), {100}, d);
-    const Tensor workspace = Tensor::zeros({2 * (4 + 1) + 2 * 100}, i32, d);
     abi::ScatterParams good{};
     good.op = abi::kScatter_scatter_add;
     good.variant = abi::kScatterPartitioned;
@@ -204,51 +218,72 @@ TEST_CASE("malformed partitioned launches are refused before any backend sees th
     good.index_positions[0] = 1;
     good.bucket_shift = 4;  // 4 buckets of 16
     good.buckets = 4;
-    const auto launch = [&](const abi::ScatterParams& p, const Tensor& first, const Tensor& third) {
+    good.parts = 3;  // runs of 34, 34 and 32 elements
+    const auto launch = [&](const abi::ScatterParams& p, const Tensor& first, const Tensor& third,
+                            const Tensor& fourth) {
       const KernelBuffer buffers[4] = {{first.storage()->memory(), true},
                                        {src.storage()->memory(), false},
                                        {third.storage()->memory(), false},
-                                       {index.storage()->memory(), false}};
+                                       {fourth.storage()->memory(), false}};
       std::lock_guard lock(d.context().launch_mutex());
       d.context().backend_device().launch(kernel_launch(p, buffers));
       d.context().backend_device().synchronize();
     };
-    // The three passes of a well-formed block run and give the host's sum.
-    for (const int pass : {abi::kPassCount, abi::kPassPartition, abi::kPassApply}) {
-      abi::ScatterParams p = good;
-      p.pass = pass;
-      if (pass == abi::kPassApply)
-        launch(p, out, workspace);
-      else
-        launch(p, workspace, index);
-    }
+    // The three passes of a well-formed block run and give the host's sum; the counts are
+    // each part's per bucket.
+    const Tensor counts = Tensor::empty({(4 + 1) * 3}, i32, d);
+    const Tensor pairs = Tensor::empty({2 * 100}, i32, d);
+    abi::ScatterParams p = good;
+    p.pass = abi::kPassCount;
+    launch(p, counts, index, index);
+    const I64 got_counts = ints(counts);
+    const I64 idx = ints(index);
+    for (std::int64_t b = 0; b <= 4; ++b)
+      for (std::int64_t part = 0; part < 3; ++part) {
+        std::int64_t want = 0;
+        for (std::int64_t e = part * 34; e < std::min<std::int64_t>(100, part * 34 + 34); ++e)
+          want += (idx[std::size_t(e)] >> 4) == b ? 1 : 0;
+        CHECK(got_counts[std::size_t(b * 3 + part)] == want);
+      }
+    const Tensor starts = ops::sub(ops::cumsum(counts, 0, i32), counts);
+    p.pass = abi::kPassPartition;
+    launch(p, pairs, index, starts);
+    p.pass = abi::kPassApply;
+    launch(p, out, pairs, index);
     std::int64_t total = 0;
     for (const auto v : ints(out)) total += v;
     CHECK(total == 64 + 2 * 100);
     // Broken ones: each is InvalidArgument naming what is wrong.
-    const auto refused_with = [&](abi::ScatterParams p, const Tensor& ws, const char* words) {
+    const auto refused_with = [&](abi::ScatterParams q, const Tensor& first, const char* words) {
       std::string message;
       try {
-        launch(p, ws, index);
+        launch(q, first, index, starts);
       } catch (const InvalidArgument& e) {
         message = e.what();
       }
       CHECK_MESSAGE(message.find(words) != std::string::npos, message);
     };
-    abi::ScatterParams p = good;
+    p = good;
     p.buckets = 0;
-    refused_with(p, workspace, "buckets 0 outside");
+    refused_with(p, counts, "buckets 0 outside");
+    p = good;
+    p.parts = 0;
+    refused_with(p, counts, "parts 0 outside");
     p = good;
     p.bucket_shift = 3;  // offsets up to 63 need 8 buckets of 8
-    refused_with(p, workspace, "do not fit the buckets");
+    refused_with(p, counts, "do not fit the buckets");
     p = good;
     p.pass = 3;
-    refused_with(p, workspace, "unknown pass 3");
+    refused_with(p, counts, "unknown pass 3");
     p = good;
     p.pass = abi::kPassPartition;
-    refused_with(p, Tensor::zeros({2 * (4 + 1)}, i32, d), "the workspace");  // no room for pairs
+    refused_with(p, Tensor::zeros({10}, i32, d), "the pairs");  // no room for 100 pairs
+    p = good;
+    p.pass = abi::kPassCount;
+    p.parts = 400;  // a table of 2000 counts
+    refused_with(p, counts, "the counts");
     p = good;
     p.dtype = std::int32_t(DType::kInt64);
-    refused_with(p, workspace, "at most 4 bytes");
+    refused_with(p, counts, "at most 4 bytes");
   }
 }
