@@ -63,14 +63,10 @@ void explain_scatter(const OpEntry& entry, const ExplainCall& call, OpExplanatio
                         op == "one_hot" || op == "index_fill";
   int variant = abi::kScatterAtomic;
   if (op != "masked_scatter") {
-    // The writes are the index's elements (masked ones: self's), into self's elements; the
-    // scatters and a 1-d index_put or bincount write an element per index.
+    // The writes are the index's elements (masked ones: self's), into self's elements.
     const Shape& self = call.shapes[0];
     const Shape& writes = reads_index && call.shapes.size() > 1 ? call.shapes[1] : self;
-    const bool element_indexed = op == "scatter" || op == "scatter_add" || op == "scatter_reduce" ||
-                                 ((op == "index_put" || op == "bincount") && self.size() <= 1);
-    variant = plan_scatter({op, t, default_reduce(op), distinct, numel(writes), numel(self),
-                            element_indexed},
+    variant = plan_scatter({op, t, default_reduce(op), distinct, numel(writes), numel(self)},
                            call.target, choices)
                   .variant;
   }

@@ -25,9 +25,8 @@ struct ScatterForm {
   bool wrap_negative = false;
 };
 
-// What decides the variant: whether the op's result can depend on the order writes land in,
-// and for the atomic ones whether their destinations are worth partitioning (many writes,
-// each an element of its own index, over more destination bytes than the cache holds).
+// What decides the variant: whether the op's result can depend on the order writes land in;
+// for the partitioned one (NBX_SCATTER=partitioned) its writes and destinations.
 struct ScatterPlanInput {
   std::string op;
   DType dtype = DType::kFloat32;
@@ -35,7 +34,6 @@ struct ScatterPlanInput {
   bool distinct_destinations = false;  // compactions: no two writes share a destination
   std::int64_t numel = 0;              // iteration elements
   std::int64_t span = 0;               // destination elements an in-range index reaches
-  bool element_indexed = false;        // consecutive elements' destinations set by their indices
 };
 
 // The variant (abi::ScatterVariant) and the choices `explain` shows; for kScatterPartitioned

@@ -68,20 +68,13 @@ int forced_variant() {
 
 // The partitioned variant's buckets: 4 MiB of destination each (a few of them stay in any
 // current GPU's L2 while the apply pass works through them, and within the reach of its
-// address translation caches), more where 1024 would not cover the destination. Forced (tests,
-// small destinations), about 32 buckets, so that several take part. The plan takes it on
-// Vulkan only (partition_refusal says why).
+// address translation caches), more where 1024 would not cover the destination, fewer bytes
+// where that leaves fewer than about 32 buckets (small destinations: several take part).
 constexpr int kBucketBytesLog2 = 22;
 // The runs of elements the count and partition passes give a workgroup each: about one
 // wave of the H200 (132 multiprocessors, 8 workgroups of 256 each), at least 8192 elements.
 constexpr std::int64_t kPartitionParts = 1024;
 constexpr std::int64_t kPartElements = 8192;
-// Below this many elements the two extra passes' launches cost more than they save.
-constexpr std::int64_t kPartitionMinElements = std::int64_t(1) << 22;
-// The destination bytes beyond which the atomics leave the cache, where the runtime does
-// not report its L2 (Vulkan): [nbx] the smallest L2 of the data-centre GPUs the device files
-// name is larger (sm_80: 40 MiB), so a destination past this one misses on every current part.
-constexpr std::int64_t kAssumedCacheBytes = std::int64_t(32) << 20;
 
 int log2_floor(std::int64_t v) {
   int k = 0;
@@ -90,7 +83,7 @@ int log2_floor(std::int64_t v) {
 }
 
 // Whether the partitioned variant serves the scatter (why not, else ""), and its buckets.
-std::string partition_refusal(const ScatterPlanInput& in, const PlanTarget& target, bool forced,
+std::string partition_refusal(const ScatterPlanInput& in, const PlanTarget& target,
                               ScatterPlan& plan) {
   const std::int64_t item = std::int64_t(dtype_size(in.dtype));
   if (item > 4) return std::to_string(item) + "-byte elements (it moves at most 4 in its pairs)";
@@ -100,31 +93,9 @@ std::string partition_refusal(const ScatterPlanInput& in, const PlanTarget& targ
   if (in.span > (vulkan ? INT32_MAX : 0xfffffffeLL))
     return "a destination beyond its 32-bit offsets";
   if (in.numel > INT32_MAX / 2) return "more writes than its 32-bit pair slots reach";
-  if (!forced) {
-    // Measured on the H200 (docs/performance.md, 2026-12-04; 2^26 float32 writes into as many
-    // destinations): cuda:0's plain atomics 3.8 ms, partitioned 4.4 (its partition pass's
-    // scattered pair stores and its apply pass's misses cost more than they save there);
-    // vulkan:0's plain atomics 4.1 to 9.7 ms from run to run, partitioned 4.8 to 5.1.
-    if (target.caps.backend == "cuda" || target.caps.backend == "hip")
-      return "the CUDA/HIP kernels' plain atomics, measured faster on the H200 (3.8 against "
-             "4.4 ms for 2^26 float32 writes into as many destinations)";
-    if (!in.element_indexed) return "consecutive elements write neighbouring destinations";
-    if (in.numel < kPartitionMinElements)
-      return std::to_string(in.numel) + " elements, fewer than " +
-             std::to_string(kPartitionMinElements);
-    std::int64_t cache = kAssumedCacheBytes;
-    std::string whose = "the 32 MiB assumed where the runtime reports no L2";
-    if (target.device && target.device->properties().l2_cache_bytes) {
-      cache = *target.device->properties().l2_cache_bytes;
-      whose = "the " + std::to_string(cache) + "-byte L2 the runtime reports";
-    }
-    if (in.span * item <= cache)
-      return "a destination of " + std::to_string(in.span * item) + " bytes, within " + whose;
-  }
   const int item_log2 = log2_floor(item);
-  int shift = forced ? std::max(0, log2_floor(std::max<std::int64_t>(in.span, 1)) - 5)
-                     : kBucketBytesLog2 - item_log2;
-  shift = std::min(shift, kBucketBytesLog2 - item_log2);
+  int shift = std::min(kBucketBytesLog2 - item_log2,
+                       std::max(0, log2_floor(std::max<std::int64_t>(in.span, 1)) - 5));
   while (((std::max<std::int64_t>(in.span, 1) - 1) >> shift) + 1 > abi::kScatterMaxBuckets) ++shift;
   plan.bucket_shift = shift;
   plan.buckets = ((std::max<std::int64_t>(in.span, 1) - 1) >> shift) + 1;
@@ -188,20 +159,6 @@ std::int64_t destination_span(const ScatterForm& f) {
   for (int k = 0; k < int(f.sizes.size()); ++k) span += (f.sizes[k] - 1) * f.out_strides[k];
   if (f.bound > 0) span += (f.bound - 1) * f.index_scale;
   return span;
-}
-
-// Whether neighbouring iteration elements' destinations are set by their indices alone (the
-// innermost dim that is not 1 steps no destination stride): the index writes whose atomics
-// scatter over the destination. The compactions' destinations are ascending, rows of
-// index_add/index_copy contiguous: already in the cache's order.
-bool element_indexed(abi::ScatterOp op, const ScatterForm& f) {
-  if (op != abi::kScatter_scatter && op != abi::kScatter_scatter_add &&
-      op != abi::kScatter_scatter_reduce && op != abi::kScatter_index_put &&
-      op != abi::kScatter_bincount)
-    return false;
-  for (std::size_t k = f.sizes.size(); k-- > 0;)
-    if (f.sizes[k] != 1) return f.out_strides[k] == 0;
-  return true;
 }
 
 // The partitioned variant's three passes: counts per (bucket, part), their exclusive
@@ -286,15 +243,15 @@ ScatterPlan plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
                  : "integer and bool " + reduce_name(in.reduce) +
                        " (and max/min) give the same result in any order: deterministic.";
   }
-  // The atomic pass bucket by bucket of destinations where the atomics would miss the cache.
+  // The atomic pass bucket by bucket of destinations, where NBX_SCATTER asks for it. Not
+  // planned otherwise: on the H200 (docs/performance.md, 2026-12-04) it did not beat the
+  // plain atomics on either backend for 2^26 uniform float32 writes into as many destinations
+  // (cuda:0 3.9–4.4 against 3.8 ms; vulkan:0 3.9–12.6 against 3.9–9.7 ms, both erratic from
+  // run to run), and lost to them 2.4 times on sorted indices (vulkan:0 1.46 against 0.60).
   ScatterPlan plan;
   std::string partitioned;
-  const bool host = target.device_id.rfind("host", 0) == 0;
-  // NBX_SCATTER=atomic forces the plain pass; =partitioned partitions even on the host.
-  const bool may_partition = forced < 0 ? !host : forced == abi::kScatterPartitioned;
-  if (variant == abi::kScatterAtomic && may_partition) {
-    const std::string refusal =
-        partition_refusal(in, target, forced == abi::kScatterPartitioned, plan);
+  if (forced == abi::kScatterPartitioned) {
+    const std::string refusal = partition_refusal(in, target, plan);
     if (refusal.empty()) {
       variant = abi::kScatterPartitioned;
       partitioned = std::to_string(in.numel) + " writes into " + std::to_string(in.span) +
@@ -306,11 +263,13 @@ ScatterPlan plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
                     " elements, their prefix, a partition pass), then the atomics bucket by "
                     "bucket, each bucket's destinations held in the cache; 8 bytes of "
                     "workspace per write, the plain atomic pass where they cannot be had.";
-    } else if (forced == abi::kScatterPartitioned) {
-      reason = "NBX_SCATTER asks for partitioned, which does not serve " + refusal + ".";
     } else {
-      partitioned = "one atomic pass: not partitioned (" + refusal + ").";
+      reason = "NBX_SCATTER asks for partitioned, which does not serve " + refusal + ".";
     }
+  } else if (variant == abi::kScatterAtomic && target.device_id.rfind("host", 0) != 0) {
+    partitioned =
+        "one atomic pass. The partitioned one (NBX_SCATTER=partitioned: the atomics bucket by "
+        "bucket of destinations) is not planned: on the H200 it did not beat this pass.";
   }
   plan.variant = variant;
   abi::ScatterParams p{};
@@ -324,11 +283,9 @@ ScatterPlan plan_scatter(const ScatterPlanInput& in, const PlanTarget& target,
                                                            : "atomic read-modify-write",
                      "", "", reason});
   if (!partitioned.empty())
-    choices.push_back(
-        {"destinations", variant == abi::kScatterPartitioned ? "partitioned" : "as indexed", "",
-         variant == abi::kScatterPartitioned || !target.device ? ""
-                                                               : "runtime: property l2_cache_bytes",
-         partitioned});
+    choices.push_back({"destinations",
+                       variant == abi::kScatterPartitioned ? "partitioned" : "as indexed", "", "",
+                       partitioned});
   // Vulkan's float32 atomic sums: the device's float add where VK_EXT_shader_atomic_float
   // gives one (vk_scatter.cpp), else a compare-and-swap loop on the bits.
   if ((variant == abi::kScatterAtomic || variant == abi::kScatterPartitioned) &&
@@ -371,10 +328,9 @@ void run_scatter(abi::ScatterOp op, abi::ScatterReduce reduce, const Tensor& out
   require_dtype_support(name, out.dtype(), device);
   require_dtype_support(name, index.dtype(), device);
   std::vector<PlanChoice> choices;
-  const ScatterPlan plan =
-      plan_scatter({name, out.dtype(), reduce, distinct_destinations, numel(form.sizes),
-                    destination_span(form), element_indexed(op, form)},
-                   target, choices);
+  const ScatterPlan plan = plan_scatter(
+      {name, out.dtype(), reduce, distinct_destinations, numel(form.sizes), destination_span(form)},
+      target, choices);
   abi::ScatterParams p = params_of(op, reduce, out, src, index, form);
   if (p.numel == 0) return;
   if (plan.variant == abi::kScatterPartitioned && run_partitioned(device, p, out, src, index, plan))
