@@ -4,8 +4,8 @@
 # registry's lazy loading, the CLI) — every unit test on every device, the index writes' tests
 # again with NBX_SCATTER=partitioned, compute-sanitizer over the index-write conformance in
 # that variant, the whole cuda:0 conformance, Vulkan's families, the PyTorch differential
-# test; then the wave-1 benchmarks beside PyTorch's, and with AB=1 the same with the plain
-# atomic pass (NBX_SCATTER=atomic). Each step has its own time limit, its log under OUT.
+# test; then the wave-1 benchmarks beside PyTorch's, and with AB=1 the same with the
+# partitioned variant forced (NBX_SCATTER=partitioned; the plan keeps the plain atomics). Each step has its own time limit, its log under OUT.
 #
 #   [PHASE=check|bench|both] [ONLY="step …"] bench/run_h200_issue12e.sh BUILD_DIR OUT_DIR
 set -u
@@ -50,8 +50,8 @@ step bench_cuda_wave1 100 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1
 step torch_wave1 70 python3 bench/torch_wave1.py --json "$O/torch_wave1.json"
 step bench_vk_wave1 100 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1.json"
 if [ -n "${AB:-}" ]; then
-  step bench_cuda_wave1_atomic 100 env NBX_SCATTER=atomic "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_wave1_atomic.json"
-  step bench_vk_wave1_atomic 100 env NBX_SCATTER=atomic "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_atomic.json"
+  step bench_cuda_wave1_part 100 env NBX_SCATTER=partitioned "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_wave1_part.json"
+  step bench_vk_wave1_part 100 env NBX_SCATTER=partitioned "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_part.json"
 fi
 NCU=(ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats)
 [ -n "${NCU_SCATTER:-}" ] && command -v ncu >/dev/null && step ncu_scatter 150 "${NCU[@]}" -k regex:scatter_ -c 8 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --quick

@@ -86,21 +86,23 @@ uvec2 at_bit(uint v, uint shift) {
 }
 bool key_less(uvec2 a, uvec2 b) { return a.y != b.y ? a.y < b.y : a.x < b.x; }
 
-// An exclusive scan of one value per invocation; `total` receives the sum.
+// An exclusive scan of one value per invocation; `total` receives the sum. Subgroup scans and
+// the subgroups' totals through sscan: one barrier (the Hillis–Steele scan in shared memory
+// took two a step, 16 for a workgroup of 256). sscan is written again only after a barrier:
+// narrow_to_bin, the one caller, ends with two.
 uint exclusive_scan(uint v, out uint total) {
-  const uint t = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  sscan[t] = v;
+  const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
+  const uint within = subgroupExclusiveAdd(v), sum = subgroupAdd(v);
+  if (subgroupElect()) sscan[sg] = sum;
   barrier();
-  for (uint d = 1u; d < wg; d <<= 1u) {
-    const uint add = t >= d ? sscan[t - d] : 0u;
-    barrier();
-    sscan[t] += add;
-    barrier();
+  uint before = 0u;
+  total = 0u;
+  for (uint s = 0u; s < nsg; ++s) {
+    const uint c = sscan[s];
+    if (s < sg) before += c;
+    total += c;
   }
-  total = sscan[wg - 1u];
-  const uint inclusive = sscan[t];
-  barrier();
-  return inclusive - v;
+  return before + within;
 }
 
 // One narrowing step over `bins` counts of the digit at bit `shift` (sbins when `small`, else
