@@ -1,10 +1,14 @@
 # Sourced by the H200 run scripts (bench/run_h200_issue12*.sh) with B (the packed build) and O
-# (the output folder) set: the library path, and `step NAME SECONDS COMMAND…`, which runs one
+# (the output folder) set: the machine's record (O/gpu.txt: name, driver, clocks, P-state;
+# O/devices.txt: `nbx devices -v`), the library path, and `step NAME SECONDS COMMAND…`, which runs one
 # step under its own time limit (skipped unless named in $ONLY, when that is set), logs it to
 # O/NAME.log and appends "NAME rc=… Ns" to O/steps.log.
 export LD_LIBRARY_PATH=$PWD/$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONFAULTHANDLER=1
 mkdir -p "$O"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,clocks.mem,pstate \
+  --format=csv >"$O/gpu.txt" 2>&1
+"$B/nbx" devices -v >"$O/devices.txt" 2>&1
 step() {
   local name=$1 limit=$2 t0=$SECONDS
   shift 2

@@ -9,8 +9,6 @@
 set -u
 B=$1 O=$2
 source "$(dirname "$0")/h200_steps.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$O/gpu.txt" 2>&1
-"$B/nbx" devices -v >"$O/devices.txt" 2>&1
 for d in cuda:0 vulkan:0; do
   "$B/nbx" explain scatter_add --dtype float32,int64 --shape 67108864 --device $d >>"$O/explain.txt" 2>&1
   NBX_DETERMINISTIC=1 "$B/nbx" explain index_add --dtype float32,int64 --shape 4096,64 --device $d >>"$O/explain.txt" 2>&1

@@ -11,8 +11,6 @@
 set -u
 B=$1 O=$2
 source "$(dirname "$0")/h200_steps.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$O/gpu.txt" 2>&1
-"$B/nbx" devices -v >"$O/devices.txt" 2>&1
 for d in cuda:0 vulkan:0; do
   for s in 67108864 32768,4096 8,300000; do
     "$B/nbx" explain sort --dtype float32 --shape $s --device $d >>"$O/explain.txt" 2>&1

@@ -12,9 +12,6 @@
 set -u
 B=$1 O=$2
 source "$(dirname "$0")/h200_steps.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,clocks.mem,pstate \
-  --format=csv >"$O/gpu.txt" 2>&1
-"$B/nbx" devices -v >"$O/devices.txt" 2>&1
 PHASE=${PHASE:-all}
 SP=("$B/bench/scatter-passes")
 T0=$SECONDS
