@@ -5,7 +5,7 @@
 # cases before its index cases (PRELUDE) and its index cases one by one (steps:...) — the same
 # code ran 3.9 or 9.7 ms from process to process (docs/performance.md). topk over vocabulary
 # rows: topk-probe beside a read of the same bytes, on sorted rows, with the pipeline's
-# registers. Then the checks of the select shader's change and the wave-1 benchmarks beside
+# registers. Then the checks of the select and reduce shaders' changes and the wave-1 benchmarks beside
 # PyTorch's, vulkan:0's twice. Each step has its own time limit, its log under OUT.
 #
 #   [PHASE=probe|check|bench|all] [ONLY="step …"] bench/run_h200_issue12f.sh BUILD_DIR OUT_DIR
@@ -40,6 +40,10 @@ fi
 if [[ "$PHASE" == *check* || "$PHASE" == all ]]; then
   step unit_sort 200 "$B/tests/unit/test_sort" &
   step conf_vulkan_sort 300 "$B/nbx" conformance --backend vulkan --families sort --json "$O/conf_vulkan_sort.json" &
+  step unit_reduce 200 "$B/tests/unit/test_reduce" &
+  step unit_reduce_unroll4 200 env NBX_VULKAN_REDUCE_UNROLL=4 "$B/tests/unit/test_reduce" &
+  step unit_reduce_wave2 200 "$B/tests/unit/test_reduce_wave2" &
+  step conf_vulkan_reduce 300 "$B/nbx" conformance --backend vulkan --families reduce --json "$O/conf_vulkan_reduce.json" &
   step torch_vulkan 240 python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner" --torch-device cuda --device vulkan:0 --ops sort,topk,kthvalue,median_dim,mode,unique &
   wait
 fi
@@ -48,6 +52,8 @@ if [[ "$PHASE" == *bench* || "$PHASE" == all ]]; then
   step bench_cuda_wave1 100 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite wave1 --json "$O/nbx_cuda_wave1.json"
   step torch_wave1 70 python3 bench/torch_wave1.py --json "$O/torch_wave1.json"
   step bench_vk_wave1 100 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1.json"
+  # reduce.comp's UNROLL=4 (not yet measured: the next call decides it).
+  step bench_vk_wave1_unroll4 100 env NBX_VULKAN_REDUCE_UNROLL=4 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_unroll4.json"
   step bench_vk_wave1_again 100 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite wave1 --json "$O/nbx_vk_wave1_again.json"
 fi
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,pstate,temperature.gpu,power.draw --format=csv >>"$O/gpu.txt" 2>&1

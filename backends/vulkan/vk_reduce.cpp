@@ -5,6 +5,7 @@
 // the lanes per row, records one dispatch.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -17,6 +18,16 @@
 
 namespace nbx::vulkan {
 namespace {
+
+// reduce.comp's UNROLL: 1, or 4 with NBX_VULKAN_REDUCE_UNROLL=4 (an H200 diagnostic, to be
+// measured and then decided: docs/performance.md, 2026-12-04, twelfth session).
+std::uint32_t reduce_unroll() {
+  static const std::uint32_t unroll = [] {
+    const char* e = std::getenv("NBX_VULKAN_REDUCE_UNROLL");
+    return e && std::string(e) == "4" ? 4u : 1u;
+  }();
+  return unroll;
+}
 
 constexpr const char* kOpNames[] = {
 #define NBX_REDUCE_OP(name, code) #name,
@@ -206,7 +217,8 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
                           std::uint32_t(in),
                           std::uint32_t(out),
                           p.op == abi::kReduce_norm ? norm_kind : 2u,
-                          0};
+                          0,
+                          reduce_unroll()};
   static constexpr const char* kClassNames[] = {"f", "i", "d", "l"};
   const std::string module =
       std::string("reduce_") + kClassNames[int(cls)] + (f64 ? "_f64" : "") + (i64 ? "_i64" : "");

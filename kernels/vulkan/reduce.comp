@@ -34,6 +34,10 @@ layout(constant_id = 5) const int NORM_KIND = 2;  // p: 0 → 0, 1 → 1, 2 → 
 // 1 reduces chunk c of row r into partial state r * splits + c of the scratch buffer,
 // 2 combines each row's partial states (in chunk order, so results stay deterministic).
 layout(constant_id = 6) const int STAGE = 0;
+// Elements a lane loads before it folds them (1 or 4). H200 diagnostic, not yet measured:
+// NBX_VULKAN_REDUCE_UNROLL=4 (vk_reduce.cpp) selects 4 for an A/B on the H200; the results
+// are the same bit for bit (the same fold order).
+layout(constant_id = 7) const uint UNROLL = 1u;
 
 // core/reduce_op_list.inc (kernel ABI codes, never renumbered).
 const int R_SUM = 0, R_PROD = 1, R_MEAN = 2, R_AMAX = 3, R_AMIN = 4, R_ARGMAX = 5,
@@ -386,7 +390,19 @@ void main() {
         else s = combine(s, b, false);
       }
     } else if (live) {
-      for (uint k = k0 + lane; k < k1; k += tile) s = fold(s, element(o.x, k), int(k));
+      // With UNROLL 4, four elements loaded before any is folded (more loads in flight a lane:
+      // the fold's state chains the iterations, so the compiler may not overlap them), folded
+      // in the same order as one at a time.
+      uint k = k0 + lane;
+      for (; UNROLL == 4u && k + 3u * tile < k1; k += 4u * tile) {
+        const C x0 = element(o.x, k), x1 = element(o.x, k + tile);
+        const C x2 = element(o.x, k + 2u * tile), x3 = element(o.x, k + 3u * tile);
+        s = fold(s, x0, int(k));
+        s = fold(s, x1, int(k + tile));
+        s = fold(s, x2, int(k + 2u * tile));
+        s = fold(s, x3, int(k + 3u * tile));
+      }
+      for (; k < k1; k += tile) s = fold(s, element(o.x, k), int(k));
     }
     s = group_reduce(s, false);
 #if NBX_CLS_F || NBX_CLS_D
