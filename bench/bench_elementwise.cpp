@@ -183,6 +183,20 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+namespace {
+std::ostream* progress_out = nullptr;
+}  // namespace
+
+void set_progress(std::ostream* out) {
+  progress_out = out;
+}
+void progress_case(const std::string& name) {
+  if (progress_out) *progress_out << "\r\033[K  timing " << name << std::flush;
+}
+void progress_done() {
+  if (progress_out) *progress_out << "\r\033[K" << std::flush;
+}
+
 std::unique_ptr<KernelTimer> host_clock_timer() {
   return std::make_unique<HostClockTimer>();
 }
@@ -205,6 +219,7 @@ std::vector<BenchResult> run_elementwise_suite(BackendDevice& device, const Suit
     const DeviceBuffers buffers(dev, n, with_bf16);
     for (const CaseSpec& c : kCases) {
       if (!wanted(c)) continue;
+      progress_case(c.name + suffix);
       Prepared pr[2];
       for (int s = 0; s < 2; ++s)
         pr[s] = prepare(c, o.contiguous_elements, o.matrix_edge, buffers.set(c.out, s).out,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ std::unique_ptr<KernelTimer> host_clock_timer();
 // Unavailable where the queue has none. It times `device` only (its timestamp slots are that
 // device's memory): handed another device, it throws InvalidArgument.
 std::unique_ptr<KernelTimer> vulkan_timestamp_timer(BackendDevice& device);
+
+// Where the suites say which case they are timing: a terminal's status line, rewritten in
+// place ("\r", erase to the end of the line). Null, the default, says nothing, so piped or
+// redirected output has nothing extra. progress_done() clears the line.
+void set_progress(std::ostream* out);
+void progress_case(const std::string& name);
+void progress_done();
 
 struct SuiteOptions {
   std::int64_t contiguous_elements = std::int64_t(1) << 28;

@@ -61,6 +61,8 @@ std::vector<MatmulBenchResult> run_matmul_suite(const Device& device, const Matm
       for (const Variant& v : variants) {
         if (v.request == ops::MatmulRequest::kCoopMatrix && t != DType::kFloat16) continue;
         ops::set_matmul_variant_request(v.request);
+        progress_case("matmul " + std::to_string(n) + " " + std::string(dtype_name(t)) + " " +
+                      v.name);
         for (int w = 0; w < o.warmup; ++w) (void)ops::matmul(a, b);
         std::vector<double> ms;
         for (int r = 0; r < o.runs; ++r) {
@@ -89,6 +91,7 @@ int run_matmul_main(const Device& device, KernelTimer& timer, bool quick,
   o.variants = variants;
   if (quick) o.sizes = {1024, 2048};
   const auto results = run_matmul_suite(device, o, timer);
+  progress_done();
   std::cout << device.display_name() << ", timer: " << timer.name() << ", matmul.blas: "
             << (device.properties().extra.count("matmul.blas")
                     ? device.properties().extra.at("matmul.blas")

@@ -41,6 +41,7 @@ Tensor random_tensor(const Device& device, const Shape& shape, DType dtype, unsi
 BenchResult time_case(const std::string& name, const std::string& shape, double bytes,
                       const std::function<Tensor()>& op, const RowOpsOptions& o, BackendDevice& bd,
                       KernelTimer& timer) {
+  progress_case(name);
   for (int w = 0; w < o.warmup; ++w) op();
   std::vector<double> ms;
   for (int r = 0; r < o.runs; ++r) {

@@ -4,11 +4,14 @@
 // Timed with GPU timestamps on Vulkan, else the host clock around synchronize(), so it works
 // on every backend; bench/nbx-bench-gpu times CUDA kernels with events, and
 // bench/torch_reference.py, torch_wave1.py and torch_matmul.py give PyTorch's figures.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "bench/bench_elementwise.hpp"
+#include "bench/bench_index.hpp"
 #include "bench/bench_matmul.hpp"
 #include "bench/bench_rowops.hpp"
 #include "bench/bench_scan.hpp"
@@ -36,10 +39,14 @@ void run_wave1(const Device& device, const BenchOptions& o) {
   bench::RowOpsOptions options;
   if (o.quick) options.rows = 1024, options.cols = 1024, options.vocab_rows = 16, options.runs = 5;
   std::cout << "bench wave1 on " << device.display_name() << " (timer: " << timer->name() << ")\n";
+  // The same cases in the same order as nbx-bench-gpu --suite wave1.
   const auto results = bench::with_sort_cases(
-      bench::with_scan_cases(bench::run_rowops_suite(device, options, *timer), device, options,
-                             *timer),
+      bench::with_index_cases(
+          bench::with_scan_cases(bench::run_rowops_suite(device, options, *timer), device, options,
+                                 *timer),
+          device, options, *timer),
       device, options, *timer);
+  bench::progress_done();
   for (const bench::BenchResult& r : results) {
     char line[160];
     std::snprintf(line, sizeof line, "  %-28s %-14s %9.3f ms %9.1f GB/s\n", r.name.c_str(),
@@ -54,6 +61,8 @@ void run_wave1(const Device& device, const BenchOptions& o) {
 
 void run_bench(const BenchOptions& o) {
   require_writable(o.json, "bench");
+  // Which case is being timed, on a terminal only (nothing extra when piped).
+  if (isatty(STDERR_FILENO)) bench::set_progress(&std::cerr);
   const Device device = o.device.empty() ? default_device() : open(o.device);
   if (o.suite == "wave1") return run_wave1(device, o);
   if (o.suite == "matmul") {
@@ -68,6 +77,7 @@ void run_bench(const BenchOptions& o) {
   std::cout << "bench on " << device.display_name() << " (timer: " << timer->name() << ")\n";
   const auto results =
       bench::run_elementwise_suite(device.context().backend_device(), options, *timer);
+  bench::progress_done();
   for (const bench::BenchResult& r : results) {
     char line[160];
     std::snprintf(line, sizeof line, "  %-28s %-12s %9.3f ms %9.1f GB/s\n", r.name.c_str(),

@@ -1,5 +1,7 @@
 // `nbx conformance [--backend B] [--device D] [--families f,g] [--ops a,b] [--dtypes …]
 //                  [--seed N] [--quick] [--shard I/N] [--json FILE] [--overlay FILE]`
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -52,6 +54,7 @@ int run(const ConformanceArgs& a) {
   if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard);
   o.overlay = a.overlay;
   o.progress = &std::cerr;
+  o.progress_live = isatty(STDERR_FILENO) != 0;  // nothing more when piped or redirected
   const conformance::Report report = conformance::run_conformance(o);
   conformance::print_report(report, std::cout);
   if (!a.json_path.empty()) {

@@ -94,6 +94,9 @@ struct Options {
   int shard_index = 0, shard_count = 1;
   std::string overlay;               // capability overlay file for the devices under test
   std::ostream* progress = nullptr;  // one line per device while running, when set
+  // A terminal: `progress` also gets a status line rewritten in place ('\r') as each op
+  // starts — the op, how many of the device's ops are done, failures so far.
+  bool progress_live = false;
 };
 
 // Every op name the suite covers: the elementwise ops (ops::elementwise_op_names(), cast

@@ -119,3 +119,29 @@ TEST_CASE("counting: refusals and expected failures skip, unexpected passes fail
   CHECK(c.not_applicable == 1);
   CHECK(summary_line(c) == "conformance: 1 passed, 2 failed, 2 skipped");
 }
+
+TEST_CASE("the live status line is written only for a terminal, and cleared at the end") {
+  Options o;
+  o.backend = "host";
+  o.ops = {"neg", "abs"};
+  o.dtypes = {DType::kFloat32};
+  o.quick = true;
+  for (const bool live : {false, true}) {
+    std::stringstream progress;
+    o.progress = &progress;
+    o.progress_live = live;
+    const Report r = run_conformance(o);
+    REQUIRE(r.counts.failed == 0);
+    const std::string text = progress.str();
+    CHECK(text.find("conformance: host") != std::string::npos);
+    if (!live) {
+      CHECK(text.find('\r') == std::string::npos);
+      continue;
+    }
+    // One status line an op, naming it and how many are done, then a cleared line.
+    CHECK(text.find("host: op 1/2 ") != std::string::npos);
+    CHECK(text.find("host: op 2/2 ") != std::string::npos);
+    CHECK(text.size() >= 4);
+    CHECK(text.substr(text.size() - 4) == "\r\033[K");
+  }
+}
