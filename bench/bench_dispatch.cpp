@@ -70,6 +70,7 @@ DispatchResult measure_dispatch(const Device& device, int iterations, int elemen
 std::string results_json(const std::string& device, const std::string& timer,
                          const std::vector<BenchResult>& results, const DispatchResult& d) {
   nlohmann::json j;
+  j["schema"] = "nbx.bench/1";
   j["device"] = device;
   j["timer"] = timer;
   for (const BenchResult& r : results)

@@ -105,6 +105,7 @@ int run_matmul_main(const Device& device, KernelTimer& timer, bool quick,
               << std::setprecision(1) << std::setw(10) << r.tflops << "\n";
   if (!json_path.empty()) {
     nlohmann::json j;
+    j["schema"] = "nbx.bench-matmul/1";
     j["device"] = device.display_name();
     j["timer"] = timer.name();
     j["results"] = nlohmann::json::array();

@@ -4,7 +4,8 @@
 //   none) nbx caps vulkan:0             one device nbx caps --arch nvidia/sm_70  an architecture
 //   that need not be present (or a path to a .yml) nbx caps --diff A B           two devices or
 //   architectures side by side, differences marked
-//   --json                        machine-readable: each capability as {"value": …, "source": …}
+//   --json                        machine-readable (schema "nbx.caps/1", README's "JSON output"):
+//                                 each capability as {"value": …, "source": …}
 //   --overlay FILE                lay an overlay on top (default: $NBX_DEVICE_OVERLAY)
 #include <cstdio>
 #include <iostream>
@@ -82,6 +83,17 @@ void print_caps(const Capabilities& c) {
                 k.file_source.c_str(), k.runtime_value.c_str(), k.runtime_source.c_str());
 }
 
+// Every `caps --json` in one shape (README, "JSON output"): the schema, the devices described,
+// the backends or devices that are absent and why, and for --diff the keys that differ.
+void print_caps_json(const std::vector<Capabilities>& devices, const Json& unavailable,
+                     const std::vector<std::string>* differences = nullptr) {
+  Json out = {{"schema", "nbx.caps/1"}, {"devices", Json::array()}, {"unavailable", unavailable}};
+  for (const Capabilities& c : devices)
+    out["devices"].push_back(Json::parse(capabilities_to_json(c)));
+  if (differences) out["differences"] = *differences;
+  std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
 void run_diff(const CapsOptions& o) {
   Capabilities a = caps_of(o.diff[0], o), b = caps_of(o.diff[1], o);
   std::vector<std::string> differing;
@@ -96,13 +108,7 @@ void run_diff(const CapsOptions& o) {
   };
   for (const auto& k : keys)
     if (text(a, k) != text(b, k)) differing.push_back(k);
-  if (o.json) {
-    Json out = {{"a", Json::parse(capabilities_to_json(a))},
-                {"b", Json::parse(capabilities_to_json(b))},
-                {"differences", differing}};
-    std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
-    return;
-  }
+  if (o.json) return print_caps_json({a, b}, Json::array(), &differing);
   std::printf("  A = %s  [%s]\n  B = %s  [%s]\n", a.device.c_str(), a.device_file.c_str(),
               b.device.c_str(), b.device_file.c_str());
   std::printf("  %-34s %-26s %s\n", "capability", "A", "B");
@@ -115,7 +121,8 @@ void run_diff(const CapsOptions& o) {
 }
 
 void run_all_present(const CapsOptions& o) {
-  Json devices = Json::array(), unavailable = Json::array();
+  std::vector<Capabilities> devices;
+  Json unavailable = Json::array();
   bool first = true;
   for (const auto& status : backend_statuses()) {
     if (!status.backend) {
@@ -137,7 +144,7 @@ void run_all_present(const CapsOptions& o) {
       Capabilities c = resolve_capabilities(status.name, listing.devices[i],
                                             display_name(id, listing.devices[i]), o.overlay);
       if (o.json) {
-        devices.push_back(Json::parse(capabilities_to_json(c)));
+        devices.push_back(std::move(c));
       } else {
         if (!first) std::printf("\n");
         print_caps(c);
@@ -145,10 +152,7 @@ void run_all_present(const CapsOptions& o) {
       }
     }
   }
-  if (o.json)
-    std::cout << Json{{"devices", devices}, {"unavailable", unavailable}}.dump(
-                     2, ' ', false, Json::error_handler_t::replace)
-              << "\n";
+  if (o.json) print_caps_json(devices, unavailable);
 }
 
 void run_caps(const CapsOptions& o) {
@@ -157,7 +161,7 @@ void run_caps(const CapsOptions& o) {
     Capabilities c =
         o.arch.empty() ? caps_of(o.device, o) : capabilities_for_arch(o.arch, o.backend, o.overlay);
     if (o.json)
-      std::cout << capabilities_to_json(c) << "\n";
+      print_caps_json({c}, Json::array());
     else
       print_caps(c);
     return;

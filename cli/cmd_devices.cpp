@@ -1,5 +1,6 @@
-// `nbx devices`: every compiled-in backend's devices, or why a backend has none.
+// `nbx devices [-v] [--json]`: every compiled-in backend's devices, or why a backend has none.
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_main_commands.hpp"
 #include "core/errors.hpp"
@@ -12,6 +13,38 @@ std::string gib(std::uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
   return buf;
+}
+
+// `devices --json` (schema "nbx.devices/1", README's "JSON output"): every device with its
+// properties and extra facts, and every backend that has none, with the reason.
+void print_devices_json() {
+  using Json = nlohmann::ordered_json;
+  Json out = {
+      {"schema", "nbx.devices/1"}, {"devices", Json::array()}, {"unavailable", Json::array()}};
+  for (const BackendStatus& s : backend_statuses()) {
+    if (!s.backend) {
+      out["unavailable"].push_back({{"backend", s.name}, {"reason", s.unavailable_reason}});
+      continue;
+    }
+    const DeviceListing listing = s.backend->list_devices();
+    if (listing.devices.empty())
+      out["unavailable"].push_back({{"backend", s.name}, {"reason", listing.unavailable_reason}});
+    for (std::size_t i = 0; i < listing.devices.size(); ++i) {
+      const DeviceProperties& p = listing.devices[i];
+      Json extra = Json::object();
+      for (const auto& [k, v] : p.extra) extra[k] = v;
+      out["devices"].push_back(
+          {{"id", s.name == "host" ? std::string("host") : s.name + ":" + std::to_string(i)},
+           {"backend", s.name},
+           {"name", p.name},
+           {"arch", p.arch},
+           {"total_memory_bytes", p.total_memory},
+           {"compute_units", p.compute_units},
+           {"driver", p.driver},
+           {"extra", std::move(extra)}});
+    }
+  }
+  std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 void print_devices(bool verbose) {
@@ -44,10 +77,11 @@ void print_devices(bool verbose) {
 void register_devices_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "devices", "List every device of every compiled-in backend, or why a backend has none.");
-  static bool verbose = false;
+  static bool verbose = false, json = false;
   cmd->add_flag("-v,--verbose", verbose,
                 "Also print each device's extra runtime facts (extensions, limits).");
-  cmd->callback([] { print_devices(verbose); });
+  cmd->add_flag("--json", json, "Machine-readable output (schema nbx.devices/1).");
+  cmd->callback([] { json ? print_devices_json() : print_devices(verbose); });
 }
 
 }  // namespace nbx::cli

@@ -81,6 +81,7 @@ void print_text(const ops::OpExplanation& e) {
 
 void print_json(const ops::OpExplanation& e) {
   nlohmann::json j;
+  j["schema"] = "nbx.explain/1";
   j["op"] = e.op;
   j["family"] = e.family;
   j["device"] = e.device;
@@ -123,9 +124,9 @@ std::string shape_list(const std::vector<Shape>& shapes) {
 void print_list(bool json) {
   const std::span<const ops::OpEntry> ops = ops::op_catalog();
   if (json) {
-    nlohmann::json j = nlohmann::json::array();
+    nlohmann::json j = {{"schema", "nbx.explain-list/1"}, {"ops", nlohmann::json::array()}};
     for (const ops::OpEntry& e : ops)
-      j.push_back(
+      j["ops"].push_back(
           {{"op", e.name},
            {"family", e.family},
            {"table_op", e.table_op},

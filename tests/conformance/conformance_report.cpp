@@ -13,6 +13,9 @@ namespace {
 
 using nlohmann::json;
 
+// The report's schema (README, "JSON output"); a new version whenever a key changes meaning.
+constexpr const char* kReportSchema = "nbx.conformance/1";
+
 constexpr CellStatus kAllStatuses[] = {CellStatus::kPass,         CellStatus::kFail,
                                        CellStatus::kRefused,      CellStatus::kNotApplicable,
                                        CellStatus::kExpectedFail, CellStatus::kUnexpectedPass};
@@ -230,7 +233,8 @@ std::string report_to_json(const Report& report) {
                        {"errors", d.errors},
                        {"cells", std::move(cells)}});
   }
-  const json root = {{"seed", report.seed},
+  const json root = {{"schema", kReportSchema},
+                     {"seed", report.seed},
                      {"quick", report.quick},
                      {"shard", {report.shard_index + 1, report.shard_count}},
                      {"passed", report.counts.passed},
@@ -245,6 +249,10 @@ std::string report_to_json(const Report& report) {
 Report report_from_json(const std::string& text) {
   try {
     const json root = json::parse(text);
+    if (root.at("schema").get<std::string>() != kReportSchema)
+      throw InvalidArgument("conformance", "a conformance report of schema " +
+                                               root.at("schema").get<std::string>() + ", not " +
+                                               kReportSchema + ".");
     Report r;
     r.seed = root.at("seed").get<std::uint64_t>();
     r.quick = root.at("quick").get<bool>();

@@ -145,3 +145,12 @@ TEST_CASE("the live status line is written only for a terminal, and cleared at t
     CHECK(text.substr(text.size() - 4) == "\r\033[K");
   }
 }
+
+TEST_CASE("the report names its schema, and a report of another schema is refused") {
+  Report r;
+  const std::string text = report_to_json(r);
+  CHECK(text.find("\"schema\": \"nbx.conformance/1\"") != std::string::npos);
+  std::string other = text;
+  other.replace(other.find("nbx.conformance/1"), 17, "nbx.conformance/9");
+  CHECK_THROWS_AS(report_from_json(other), InvalidArgument);
+}
