@@ -35,6 +35,9 @@ int run_app(CLI::App& app, int argc, char** argv) {
   } catch (const nbx::Error& e) {
     std::cerr << "nbx: " << e.what() << "\n";
     return 1;
+  } catch (const std::exception& e) {  // not ours (the standard library's): still no abort
+    std::cerr << "nbx: " << e.what() << "\n";
+    return 1;
   }
   return exit_code();
 }

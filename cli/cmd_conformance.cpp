@@ -23,7 +23,7 @@ struct ConformanceArgs {
   std::string backend, device, json_path, overlay;
   std::vector<std::string> families, ops, dtypes;
   std::uint64_t seed = conformance::Options{}.seed;
-  bool quick = false;
+  bool quick = false, list_ops = false;
   std::string shard;  // "i/n"
 };
 
@@ -41,7 +41,21 @@ std::pair<int, int> parse_shard(const std::string& text) {
                         "conformance: --shard takes I/N with 1 <= I <= N, not '" + text + "'.");
 }
 
+// --list-ops: a line a family, its ops in suite order; nothing is run.
+void list_ops() {
+  for (const std::string& f : conformance::family_names()) {
+    std::string ops;
+    for (const std::string& op : conformance::family_op_names(f))
+      ops += (ops.empty() ? "" : ", ") + op;
+    std::cout << f << ": " << ops << "\n";
+  }
+}
+
 int run(const ConformanceArgs& a) {
+  if (a.list_ops) {
+    list_ops();
+    return 0;
+  }
   require_writable(a.json_path, "conformance");
   conformance::Options o;
   if (!a.backend.empty()) o.backend = a.backend;
@@ -111,6 +125,8 @@ void register_conformance_command(CLI::App& app) {
   cmd->add_option("--overlay", args->overlay,
                   "Capability overlay (YAML) restricting the devices under test, not the host "
                   "reference.");
+  cmd->add_flag("--list-ops", args->list_ops,
+                "List the suite's ops, a line a family, and run nothing.");
   cmd->callback([args] { set_exit_code(run(*args)); });
 }
 

@@ -102,6 +102,9 @@ struct Options {
 // Every op name the suite covers: the elementwise ops (ops::elementwise_op_names(), cast
 // included), then the other families' (conformance_families.hpp).
 std::vector<std::string> suite_op_names();
+// The ops of one family ("elementwise", "reduce", …), in suite order; InvalidArgument for a
+// name that is no family.
+std::vector<std::string> family_op_names(const std::string& family);
 
 // Runs the suite. Throws nbx::InvalidArgument for an unknown op, backend or device name.
 // A requested backend or device that is absent is not an error: it is listed in

@@ -269,6 +269,10 @@ std::vector<std::string> suite_op_names() {
   return ops_of_families({});
 }
 
+std::vector<std::string> family_op_names(const std::string& family) {
+  return ops_of_families({family});
+}
+
 Report run_conformance(const Options& o) {
   Report report;
   report.seed = o.seed;
