@@ -9,7 +9,11 @@
 // 3 GiB of other tensors when it reaches scatter_add (vulkan:0's plain atomic pass ran 4.0 ms
 // here and 9.7 in the suite).
 //
-//   scatter-passes DEVICE [BUCKET_SHIFT=20] [N=2^26] [uniform|sorted|both] [BALLAST=0]
+// Then the suite's scatter_add_f32 built and timed as bench_index.cpp does (suite_case), and
+// with PRELUDE after the suite's earlier cases or its index cases one by one (steps:…): in
+// which processes does vulkan:0 run it at 9.7 ms rather than 3.9?
+//
+//   scatter-passes DEVICE [BUCKET_SHIFT=20] [N=2^26] [uniform|sorted|both] [BALLAST=0] [PRELUDE]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -164,8 +168,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!only_steps) suite_case(d, argv[1], "alone");
-  // PRELUDE (argument 6: rowops, scans, both or none): the suite's earlier cases, then its
-  // index cases as it runs them — which of them leaves scatter_add_f32 at 9.7 ms?
+  // PRELUDE (argument 6): rowops, scans, both or none — the suite's earlier cases, then its
+  // index cases as it runs them; or steps:… (below). Then the suite's case again.
   if (argc > 6) {
     const std::string prelude = argv[6];
     BackendDevice& bd = d.context().backend_device();
@@ -181,10 +185,7 @@ int main(int argc, char** argv) {
     for (const auto& r : results)
       std::printf("%s after %s: %s %.3f ms\n", argv[1], prelude.c_str(), r.name.c_str(),
                   r.median_ms);
-    // One of the index cases before scatter_add_f32 in the suite, as it runs it (x, the
-    // 16384 × 4096 float32 input it keeps alive, alone for "x"), then the suite's case again.
     const std::int64_t rows = o.rows, cols = o.cols, half = rows / 2;
-    const Tensor x = bench::random_tensor(d, {half, cols}, DType::kFloat32, 23);
     const auto indices = [&](const Shape& shape, std::int64_t bound, unsigned seed) {
       std::mt19937_64 r(seed);
       std::uniform_int_distribution<std::int64_t> u(0, bound - 1);
@@ -196,17 +197,6 @@ int main(int argc, char** argv) {
       std::printf("%s %s: %.3f ms\n", argv[1], prelude.c_str(),
                   bench::time_case(prelude, "", 1, op, o, bd, *timer).median_ms);
     };
-    if (prelude == "embedding") {
-      const Tensor w = bench::random_tensor(d, {2 * rows, cols}, DType::kBFloat16, 21);
-      const Tensor idx = indices({rows}, 2 * rows, 22);
-      time_one([&] { return ops::embedding(idx, w); });
-    } else if (prelude == "index_select") {
-      const Tensor idx = indices({half}, half, 24);
-      time_one([&] { return ops::index_select(x, 0, idx); });
-    } else if (prelude == "gather") {
-      const Tensor idx = indices({half, cols}, cols, 25);
-      time_one([&] { return ops::gather(x, 1, idx); });
-    }
     // "steps:a,b,…": the suite's index cases one by one in the order given — emb, isel and
     // gather as bench_index.cpp runs them (their tensors freed as their scopes end), x the
     // 16384 × 4096 input isel and gather read (made where named, kept), scatter the suite's
