@@ -181,10 +181,8 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-}  // namespace
+std::ostream* progress_out = nullptr;  // set_progress's stream
 
-namespace {
-std::ostream* progress_out = nullptr;
 }  // namespace
 
 void set_progress(std::ostream* out) {

@@ -6,6 +6,7 @@
 
 #include "cli/cli_main_commands.hpp"
 #include "core/errors.hpp"
+#include "core/registry.hpp"
 
 namespace nbx::cli {
 namespace {
@@ -32,14 +33,26 @@ int run_app(CLI::App& app, int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const nbx::Error& e) {
-    std::cerr << "nbx: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {  // not ours (the standard library's): still no abort
+  } catch (const std::exception& e) {  // nbx::Error, or the standard library's: no abort
     std::cerr << "nbx: " << e.what() << "\n";
     return 1;
   }
   return exit_code();
+}
+
+void for_each_device(
+    const std::function<void(const DeviceId&, const DeviceProperties&)>& on_device,
+    const std::function<void(const std::string&, const char*, const std::string&)>& on_absent) {
+  for (const BackendStatus& s : backend_statuses()) {
+    if (!s.backend) {
+      on_absent(s.name, "unavailable", s.unavailable_reason);
+      continue;
+    }
+    const DeviceListing listing = s.backend->list_devices();
+    if (listing.devices.empty()) on_absent(s.name, "no device", listing.unavailable_reason);
+    for (std::size_t i = 0; i < listing.devices.size(); ++i)
+      on_device(DeviceId{s.name, static_cast<int>(i)}, listing.devices[i]);
+  }
 }
 
 }  // namespace nbx::cli

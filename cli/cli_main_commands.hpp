@@ -2,7 +2,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
+
+#include "core/backend.hpp"
+#include "core/device_id.hpp"
 
 namespace nbx::cli {
 
@@ -13,13 +17,21 @@ void register_bench_command(CLI::App& app);
 void register_explain_command(CLI::App& app);
 
 // Parses and runs the chosen subcommand; returns the process exit status: CLI11's for bad
-// arguments, 1 for an nbx::Error (printed on one line), else what the subcommand asked for.
+// arguments, 1 for an error (an nbx::Error or any other, printed on one line), else what the
+// subcommand asked for.
 int run_app(CLI::App& app, int argc, char** argv);
 
 // Throws InvalidArgument naming `command` when `path` (a --json file) cannot be written, so a
 // bad path is reported before a long run, not after it. Creates the file if it is absent;
 // an existing one is left as it is until the run writes it.
 void require_writable(const std::string& path, const char* command);
+
+// Every device of every compiled-in backend, in the registry's order: `on_device` for each,
+// `on_absent(backend, what, reason)` for a backend that has none — `what` is "unavailable"
+// (not compiled in, or its module or runtime would not load) or "no device".
+void for_each_device(
+    const std::function<void(const DeviceId&, const DeviceProperties&)>& on_device,
+    const std::function<void(const std::string&, const char*, const std::string&)>& on_absent);
 
 // The exit status the chosen subcommand asked for (0 unless it set one).
 int exit_code();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_commands.hpp"
+#include "cli/cli_main_commands.hpp"
 #include "core/capability_resolver.hpp"
 #include "core/device_id.hpp"
 #include "core/errors.hpp"
@@ -124,34 +125,21 @@ void run_all_present(const CapsOptions& o) {
   std::vector<Capabilities> devices;
   Json unavailable = Json::array();
   bool first = true;
-  for (const auto& status : backend_statuses()) {
-    if (!status.backend) {
-      unavailable.push_back({{"backend", status.name}, {"reason", status.unavailable_reason}});
-      if (!o.json)
-        std::printf("%s: unavailable (%s)\n\n", status.name.c_str(),
-                    status.unavailable_reason.c_str());
-      continue;
-    }
-    DeviceListing listing = status.backend->list_devices();
-    if (listing.devices.empty()) {
-      unavailable.push_back({{"backend", status.name}, {"reason", listing.unavailable_reason}});
-      if (!o.json)
-        std::printf("%s: no device (%s)\n\n", status.name.c_str(),
-                    listing.unavailable_reason.c_str());
-    }
-    for (std::size_t i = 0; i < listing.devices.size(); ++i) {
-      DeviceId id{status.name, static_cast<int>(i)};
-      Capabilities c = resolve_capabilities(status.name, listing.devices[i],
-                                            display_name(id, listing.devices[i]), o.overlay);
-      if (o.json) {
-        devices.push_back(std::move(c));
-      } else {
+  for_each_device(
+      [&](const DeviceId& id, const DeviceProperties& p) {
+        Capabilities c = resolve_capabilities(id.backend, p, display_name(id, p), o.overlay);
+        if (o.json) {
+          devices.push_back(std::move(c));
+          return;
+        }
         if (!first) std::printf("\n");
         print_caps(c);
         first = false;
-      }
-    }
-  }
+      },
+      [&](const std::string& backend, const char* what, const std::string& reason) {
+        unavailable.push_back({{"backend", backend}, {"reason", reason}});
+        if (!o.json) std::printf("%s: %s (%s)\n\n", backend.c_str(), what, reason.c_str());
+      });
   if (o.json) print_caps_json(devices, unavailable);
 }
 

@@ -4,7 +4,6 @@
 
 #include "cli/cli_main_commands.hpp"
 #include "core/errors.hpp"
-#include "core/registry.hpp"
 
 namespace nbx::cli {
 namespace {
@@ -21,55 +20,39 @@ void print_devices_json() {
   using Json = nlohmann::ordered_json;
   Json out = {
       {"schema", "nbx.devices/1"}, {"devices", Json::array()}, {"unavailable", Json::array()}};
-  for (const BackendStatus& s : backend_statuses()) {
-    if (!s.backend) {
-      out["unavailable"].push_back({{"backend", s.name}, {"reason", s.unavailable_reason}});
-      continue;
-    }
-    const DeviceListing listing = s.backend->list_devices();
-    if (listing.devices.empty())
-      out["unavailable"].push_back({{"backend", s.name}, {"reason", listing.unavailable_reason}});
-    for (std::size_t i = 0; i < listing.devices.size(); ++i) {
-      const DeviceProperties& p = listing.devices[i];
-      Json extra = Json::object();
-      for (const auto& [k, v] : p.extra) extra[k] = v;
-      out["devices"].push_back(
-          {{"id", s.name == "host" ? std::string("host") : s.name + ":" + std::to_string(i)},
-           {"backend", s.name},
-           {"name", p.name},
-           {"arch", p.arch},
-           {"total_memory_bytes", p.total_memory},
-           {"compute_units", p.compute_units},
-           {"driver", p.driver},
-           {"extra", std::move(extra)}});
-    }
-  }
+  for_each_device(
+      [&](const DeviceId& id, const DeviceProperties& p) {
+        Json extra = Json::object();
+        for (const auto& [k, v] : p.extra) extra[k] = v;
+        out["devices"].push_back({{"id", id.str()},
+                                  {"backend", id.backend},
+                                  {"name", p.name},
+                                  {"arch", p.arch},
+                                  {"total_memory_bytes", p.total_memory},
+                                  {"compute_units", p.compute_units},
+                                  {"driver", p.driver},
+                                  {"extra", std::move(extra)}});
+      },
+      [&](const std::string& backend, const char*, const std::string& reason) {
+        out["unavailable"].push_back({{"backend", backend}, {"reason", reason}});
+      });
   std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 void print_devices(bool verbose) {
-  for (const BackendStatus& s : backend_statuses()) {
-    if (!s.backend) {
-      std::cout << s.name << ": unavailable (" << s.unavailable_reason << ")\n";
-      continue;
-    }
-    const DeviceListing listing = s.backend->list_devices();
-    if (listing.devices.empty()) {
-      std::cout << s.name << ": no device (" << listing.unavailable_reason << ")\n";
-      continue;
-    }
-    for (std::size_t i = 0; i < listing.devices.size(); ++i) {
-      const DeviceProperties& p = listing.devices[i];
-      std::cout << (s.name == "host" ? std::string("host") : s.name + ":" + std::to_string(i))
-                << ": " << p.name << " [" << p.arch << "]";
-      if (p.total_memory) std::cout << ", " << gib(p.total_memory);
-      if (p.compute_units) std::cout << ", " << p.compute_units << " compute units";
-      if (!p.driver.empty()) std::cout << ", " << p.driver;
-      std::cout << "\n";
-      if (verbose)
-        for (const auto& [k, v] : p.extra) std::cout << "    " << k << ": " << v << "\n";
-    }
-  }
+  for_each_device(
+      [&](const DeviceId& id, const DeviceProperties& p) {
+        std::cout << id.str() << ": " << p.name << " [" << p.arch << "]";
+        if (p.total_memory) std::cout << ", " << gib(p.total_memory);
+        if (p.compute_units) std::cout << ", " << p.compute_units << " compute units";
+        if (!p.driver.empty()) std::cout << ", " << p.driver;
+        std::cout << "\n";
+        if (verbose)
+          for (const auto& [k, v] : p.extra) std::cout << "    " << k << ": " << v << "\n";
+      },
+      [](const std::string& backend, const char* what, const std::string& reason) {
+        std::cout << backend << ": " << what << " (" << reason << ")\n";
+      });
 }
 
 }  // namespace

@@ -249,9 +249,8 @@ std::string report_to_json(const Report& report) {
 Report report_from_json(const std::string& text) {
   try {
     const json root = json::parse(text);
-    if (root.at("schema").get<std::string>() != kReportSchema)
-      throw InvalidArgument("conformance", "a conformance report of schema " +
-                                               root.at("schema").get<std::string>() + ", not " +
+    if (const auto schema = root.at("schema").get<std::string>(); schema != kReportSchema)
+      throw InvalidArgument("conformance", "a conformance report of schema " + schema + ", not " +
                                                kReportSchema + ".");
     Report r;
     r.seed = root.at("seed").get<std::uint64_t>();

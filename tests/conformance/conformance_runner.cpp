@@ -206,18 +206,18 @@ std::vector<Cell> cells_for(const Options& o) {
   return cells;
 }
 
-// The ops among `cells`, which run op by op.
-std::size_t count_ops(const std::vector<Cell>& cells) {
-  std::size_t n = 0;
-  for (std::size_t c = 0; c < cells.size(); ++c) n += c == 0 || cells[c - 1].op != cells[c].op;
-  return n;
+// Whether cell c is its op's first (cells run op by op).
+bool starts_op(const std::vector<Cell>& cells, std::size_t c) {
+  return c == 0 || cells[c - 1].op != cells[c].op;
 }
+
+constexpr const char* kClearLine = "\r\033[K";  // back to the line's start, erase it
 
 // The terminal's status line, rewritten in place: "  vulkan:0: op 12/97 softmax, 340 passed,
 // 0 failed".
 void live_status(std::ostream& out, const DeviceReport& rep, const std::string& op,
                  std::size_t started, std::size_t ops) {
-  out << "\r\033[K  " << rep.device << ": op " << started << "/" << ops << " " << op << ", "
+  out << kClearLine << "  " << rep.device << ": op " << started << "/" << ops << " " << op << ", "
       << rep.counts.passed << " passed, " << rep.counts.failed << " failed" << std::flush;
 }
 
@@ -231,11 +231,12 @@ DeviceReport run_device(const Device& dut, const std::vector<Cell>& cells, const
   if (!o.overlay.empty() && dut.capabilities().overlay.empty() && !dut.is_host())
     rep.note = "overlay " + o.overlay + " was not applied by this build's capability resolver";
   if (o.progress) *o.progress << "conformance: " << rep.name << ", " << cells.size() << " cells\n";
-  const std::size_t op_count = count_ops(cells);
-  std::size_t ops_started = 0;
+  const bool live = o.progress && o.progress_live;
+  std::size_t op_count = 0, ops_started = 0;
+  for (std::size_t c = 0; c < cells.size(); ++c) op_count += starts_op(cells, c);
   for (std::size_t c = 0; c < cells.size(); ++c) {
     const Cell& cell = cells[c];
-    if (o.progress && o.progress_live && (c == 0 || cells[c - 1].op != cell.op))
+    if (live && starts_op(cells, c))
       live_status(*o.progress, rep, cell.op, ++ops_started, op_count);
     CellResult r = cell.family ? run_family_cell(dut, *cell.family, cell.dtype, o.seed, o.quick)
                                : run_cell(dut, cell, o.seed, o.quick);
@@ -251,7 +252,7 @@ DeviceReport run_device(const Device& dut, const std::vector<Cell>& cells, const
     rep.counts.add(r.status);
     rep.cells.push_back(std::move(r));
   }
-  if (o.progress && o.progress_live && !cells.empty()) *o.progress << "\r\033[K" << std::flush;
+  if (live && !cells.empty()) *o.progress << kClearLine << std::flush;
   // Anything the device reports only at a synchronisation (validation messages, a late
   // fault) must not slip out after the last cell.
   try {
