@@ -41,6 +41,8 @@ Tensor random_tensor(const Device& device, const Shape& shape, DType dtype, unsi
 BenchResult time_case(const std::string& name, const std::string& shape, double bytes,
                       const std::function<Tensor()>& op, const RowOpsOptions& o, BackendDevice& bd,
                       KernelTimer& timer) {
+  if (!o.cases.empty() && std::find(o.cases.begin(), o.cases.end(), name) == o.cases.end())
+    return BenchResult{name, shape, bytes, -1.0, 0.0};
   progress_case(name);
   for (int w = 0; w < o.warmup; ++w) op();
   std::vector<double> ms;
@@ -57,6 +59,10 @@ BenchResult time_case(const std::string& name, const std::string& shape, double 
   res.median_ms = ms[ms.size() / 2];
   res.gbps = res.bytes / (res.median_ms * 1e-3) / 1e9;
   return res;
+}
+
+bool skipped(const BenchResult& r) {
+  return r.median_ms < 0;
 }
 
 std::vector<BenchResult> run_rowops_suite(const Device& device, const RowOpsOptions& o,

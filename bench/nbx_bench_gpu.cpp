@@ -8,7 +8,10 @@
 //
 //   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
 //                 [--suite elementwise|wave1|matmul] [--variants blas,tiled,coopmat]
+//                 [--cases topk50_vocab_f32,cat8_f32]
 //
+// --cases times only the wave-1 cases named (the others are set up but not run): A/B runs of
+// one case under a launcher's environment switches, without the whole suite's minutes.
 // --dispatch-only skips the kernel suite and measures the dispatch overhead at 16 to 4096
 // elements (around the largest op the CUDA/HIP launch batch takes); run it once more with
 // NBX_GPU_BATCH=0 for the figures without batching, or NBX_GPU_BATCH=<elements> to batch
@@ -80,9 +83,10 @@ struct OpenVariant {
 
 // The wave-1 suite: row-wise ops through the public API.
 int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool quick,
-              const std::string& json_path) {
+              const std::string& json_path, const std::vector<std::string>& cases) {
   nbx::bench::RowOpsOptions o;
   if (quick) o.rows = 1024, o.cols = 1024, o.vocab_rows = 16, o.vocab = 128256;
+  o.cases = cases;
   auto results = nbx::bench::with_sort_cases(
       nbx::bench::with_index_cases(
           nbx::bench::with_scan_cases(nbx::bench::run_rowops_suite(device, o, timer), device, o,
@@ -102,6 +106,7 @@ int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool qu
       results.push_back(std::move(r));
     }
   }
+  std::erase_if(results, nbx::bench::skipped);
   std::cout << device.display_name() << ", timer: " << timer.name() << "\n";
   std::cout << std::left << std::setw(36) << "case" << std::setw(16) << "shape" << std::right
             << std::setw(10) << "ms" << std::setw(10) << "GB/s\n";
@@ -122,6 +127,7 @@ int main(int argc, char** argv) {
   std::string suite = "elementwise";
   bool quick = false, dispatch_only = false;
   std::vector<std::string> variants;  // --variants blas,tiled (matmul suite)
+  std::vector<std::string> cases;     // --cases a,b (wave-1 suite)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--device" && i + 1 < argc)
@@ -133,6 +139,9 @@ int main(int argc, char** argv) {
     else if (a == "--variants" && i + 1 < argc) {
       std::stringstream list(argv[++i]);
       for (std::string v; std::getline(list, v, ',');) variants.push_back(v);
+    } else if (a == "--cases" && i + 1 < argc) {
+      std::stringstream list(argv[++i]);
+      for (std::string c; std::getline(list, c, ',');) cases.push_back(c);
     } else if (a == "--dispatch-only")
       dispatch_only = true;
     else if (a == "--suite" && i + 1 < argc &&
@@ -142,7 +151,7 @@ int main(int argc, char** argv) {
     else {
       std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] "
                    "[--dispatch-only] [--suite elementwise|wave1|matmul] [--variants "
-                   "blas,tiled,coopmat]\n";
+                   "blas,tiled,coopmat] [--cases a,b]\n";
       return 2;
     }
   }
@@ -173,7 +182,7 @@ int main(int argc, char** argv) {
     const auto timer = make_timer(backend, bd, host_clock);
     nbx::bench::SuiteOptions options;
     if (host_clock) options.launches_per_run = 10;
-    if (suite == "wave1") return run_wave1(device, *timer, quick, json_path);
+    if (suite == "wave1") return run_wave1(device, *timer, quick, json_path, cases);
     if (suite == "matmul")
       return nbx::bench::run_matmul_main(device, *timer, quick, json_path, variants);
     if (quick) options.contiguous_elements = 1 << 22, options.matrix_edge = 2048;

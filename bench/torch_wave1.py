@@ -6,7 +6,9 @@ once), random non-zero values in ±[0.25, 2], 3 warm-up runs, the median of 25 r
 with CUDA events around the eager call (output allocation by the caching allocator
 included, as for nbx).
 
-    python3 bench/torch_wave1.py [--json FILE] [--quick]
+    python3 bench/torch_wave1.py [--json FILE] [--quick] [--cases a,b]
+
+--cases times only the cases named (as nbx-bench-gpu's --cases).
 """
 import argparse
 import json
@@ -49,11 +51,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--cases", help="comma-separated case names: time only these")
     args = ap.parse_args()
+    only = set(args.cases.split(",")) if args.cases else None
     rows, cols, vrows, vocab = (1024, 1024, 16, 128256) if args.quick else (32768, 4096, 4096, 128256)
     results = []
 
     def case(name, x, out_bytes, fn):
+        if only is not None and name not in only:
+            return
         ms = timed(fn)
         nbytes = x.numel() * x.element_size() + out_bytes
         results.append({"name": name, "shape": "x".join(map(str, x.shape)), "bytes": nbytes,
@@ -86,6 +92,8 @@ def main():
     # Index reads (bench/bench_index.hpp): bytes are the output read and written once and the
     # indices read once, as nbx counts them.
     def index_case(name, shape, nbytes, fn):
+        if only is not None and name not in only:
+            return
         ms = timed(fn)
         results.append({"name": name, "shape": shape, "bytes": nbytes, "median_ms": ms,
                         "gbps": nbytes / (ms * 1e-3) / 1e9})

@@ -19,12 +19,12 @@
 namespace nbx::vulkan {
 namespace {
 
-// reduce.comp's UNROLL: 1, or 4 with NBX_VULKAN_REDUCE_UNROLL=4 (an H200 diagnostic, to be
-// measured and then decided: docs/performance.md, 2026-12-04, twelfth session).
+// reduce.comp's UNROLL: 4 (amax over 4096 x 128256 float32 rows 1.13 -> 0.87 ms on an H100,
+// 2026-12-06), or 1 with NBX_VULKAN_REDUCE_UNROLL=1 for the suite's A/B on the H200.
 std::uint32_t reduce_unroll() {
   static const std::uint32_t unroll = [] {
     const char* e = std::getenv("NBX_VULKAN_REDUCE_UNROLL");
-    return e && std::string(e) == "4" ? 4u : 1u;
+    return e && std::string(e) == "1" ? 1u : 4u;
   }();
   return unroll;
 }

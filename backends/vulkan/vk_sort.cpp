@@ -23,6 +23,16 @@
 namespace nbx::vulkan {
 namespace {
 
+// sort_select.comp's GROUP: the filter's chunks a turn, 4 (a group placed by one scan where its
+// candidates fit) unless NBX_VULKAN_SELECT_GROUP=1 — an H200 A/B, decided by its measurement.
+std::uint32_t select_group() {
+  static const std::uint32_t chunks = [] {
+    const char* e = std::getenv("NBX_VULKAN_SELECT_GROUP");
+    return e && std::string(e) == "1" ? 1u : 4u;
+  }();
+  return chunks;
+}
+
 struct GpuParams {
   std::uint32_t head[4];     // rows, row_len, outer_ndim, workgroups in the grid
   std::uint32_t key[4];      // bits, kind, mantissa, descending
@@ -220,7 +230,8 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                   std::max(filter_items, 1u),
                                   quads ? 1u : 0u,
                                   filter ? 1u : 0u,
-                                  pretest};
+                                  pretest,
+                                  select_group()};
     record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }

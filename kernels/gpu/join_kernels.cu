@@ -8,17 +8,19 @@
 // finds its input by a scan of the (at most 16) first-block numbers, uniform across the block.
 // The block's variant picks the kernel:
 //  - join_flat_kernel (kJoinFlat): each input is rows of contiguous bytes (join_family.cpp).
-//    A block copies kFlatBlockBytes of one input in the widest unit of 16/8/4/2/1 bytes that
+//    A block copies flat_block_bytes of one input in the widest unit of 16/8/4/2/1 bytes that
 //    divides both start addresses, the row's bytes and (with several rows) both row strides
-//    (inputs of different units, rare, take one kernel per unit); a thread loads kFlatUnroll
-//    units before it stores any. A unit's row comes from a 32-bit multiply-high divider
-//    (Granlund and Montgomery's round-up method) over its place in its block's rows; one row
-//    (or rows that lie end to end in both operands) needs none.
+//    (inputs of different units, rare, take one kernel per unit); a thread loads 4 16-byte
+//    units (16 KiB a block; 8 narrower ones) before it stores any. A unit's row comes from a 32-bit
+//    multiply-high divider (Granlund and Montgomery's round-up method) over its place in its
+//    block's rows; one row (or rows that lie end to end in both operands) needs none.
 //  - join_strided_kernel (kJoinStrided): any strides. A thread takes kStridedUnroll elements a
 //    block apart, finds each one's coordinates in its input (32-bit division where they fit)
 //    and loads all of them before it stores any.
 // Both grids cover the work in one pass up to kMaxBlocks blocks and loop beyond it.
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
@@ -28,8 +30,14 @@ namespace nbx::gpu {
 namespace {
 
 inline constexpr int kJoinBlock = 256;
-inline constexpr int kFlatUnroll = 8;
-inline constexpr i64 kFlatBlockBytes = i64(kJoinBlock) * kFlatUnroll * 16;  // 32 KiB
+// The flat kernel's 16-byte units a thread loads before it stores, and whether they bypass the
+// caches' keep policy: 4, plain (cat8 on an H100, 2026-12-06: 0.188 ms, 8 with the streaming
+// hints 0.195, PyTorch 0.191). NBX_GPU_JOIN=<units>[plain] (8, 8plain, 4plain, 2plain) picks
+// another of the measured forms for the H200's A/B.
+struct FlatForm {
+  int unroll = 4;
+  bool stream = false;
+};
 inline constexpr int kStridedUnroll = 4;
 inline constexpr i64 kStridedBlockElements = i64(kJoinBlock) * kStridedUnroll;
 // HIP counts blocks × threads in 32 bits; 2^22 blocks of 256 is 2^30 threads, far more than
@@ -39,7 +47,7 @@ inline constexpr int kMaxInputs = abi::kJoinMaxInputs;
 
 // How a flat input's units map to rows. A block's units start at row r0, unit c0 of it (one
 // 64-bit division a block); unit t of the block is then at c0 + t of row r0, which is below
-// row_units + kFlatBlockBytes < 2^31, so a 32-bit divider finds its row, or (rows of 2^30
+// row_units + a block's bytes < 2^31, so a 32-bit divider finds its row, or (rows of 2^30
 // units and more, which a block crosses at most once) one comparison.
 enum FlatRows : int {
   kOneRun = 0,    // unit u is at u in both operands: one row, or rows end to end in both
@@ -96,18 +104,19 @@ NBX_GPU_INLINE int input_of(const Args& a, i64 b) {
   return k;
 }
 
-// 16-byte units bypass the caches' keep policy: every byte is read and written once.
-template <typename U>
+// With kStream, 16-byte units bypass the caches' keep policy: every byte is read and written
+// once.
+template <typename U, bool kStream>
 NBX_GPU_INLINE U load_unit(const U* p) {
 #if !NBX_GPU_HIP
-  if constexpr (sizeof(U) == 16) return __ldcs(p);
+  if constexpr (kStream && sizeof(U) == 16) return __ldcs(p);
 #endif
   return *p;
 }
-template <typename U>
+template <typename U, bool kStream>
 NBX_GPU_INLINE void store_unit(U* p, const U& v) {
 #if !NBX_GPU_HIP
-  if constexpr (sizeof(U) == 16) {
+  if constexpr (kStream && sizeof(U) == 16) {
     __stcs(p, v);
     return;
   }
@@ -121,7 +130,7 @@ struct RowStart {
   i64 c0 = 0;
 };
 
-// Unit t of the block (t < kFlatBlockBytes): its offsets, in units, in the input and in the
+// Unit t of the block (t below its bytes): its offsets, in units, in the input and in the
 // output.
 template <int M>
 NBX_GPU_INLINE void flat_locate(const FlatInput& in, const RowStart& at, i64 begin, unsigned t,
@@ -143,9 +152,9 @@ NBX_GPU_INLINE void flat_locate(const FlatInput& in, const RowStart& at, i64 beg
   d = r * in.dst_row + c;
 }
 
-// Units [begin, end) of one input (end - begin <= kFlatBlockBytes), kFlatUnroll a thread
-// loaded before any is stored.
-template <typename U, int M>
+// Units [begin, end) of one input (at most a block's bytes), kU a thread loaded before any is
+// stored.
+template <typename U, int M, int kU, bool kStream>
 NBX_GPU_INLINE void flat_copy(const FlatInput& in, i64 begin, i64 end) {
   const U* __restrict__ src = reinterpret_cast<const U*>(in.src);
   U* __restrict__ dst = reinterpret_cast<U*>(in.dst);
@@ -154,7 +163,6 @@ NBX_GPU_INLINE void flat_copy(const FlatInput& in, i64 begin, i64 end) {
     at.r0 = begin / in.row_units;
     at.c0 = begin - at.r0 * in.row_units;
   }
-  constexpr int kU = kFlatUnroll;
   const unsigned n = unsigned(end - begin);
   for (unsigned first = threadIdx.x; first < n; first += unsigned(kJoinBlock) * kU) {
     U v[kU];
@@ -165,28 +173,34 @@ NBX_GPU_INLINE void flat_copy(const FlatInput& in, i64 begin, i64 end) {
       i64 s = 0;
       d[j] = -1;
       if (t < n) flat_locate<M>(in, at, begin, t, s, d[j]);
-      if (t < n) v[j] = load_unit(src + s);
+      if (t < n) v[j] = load_unit<U, kStream>(src + s);
     }
 #pragma unroll
     for (int j = 0; j < kU; ++j)
-      if (d[j] >= 0) store_unit(dst + d[j], v[j]);
+      if (d[j] >= 0) store_unit<U, kStream>(dst + d[j], v[j]);
   }
 }
 
-template <typename U>
+// A block's bytes: kU 16-byte units a thread (32 KiB for 8), taken in smaller units as the
+// inputs allow.
+constexpr i64 flat_block_bytes(int unroll) {
+  return i64(kJoinBlock) * unroll * 16;
+}
+
+template <typename U, int kU, bool kStream>
 __global__ void __launch_bounds__(kJoinBlock)
     join_flat_kernel(const NBX_GPU_GRID_CONSTANT FlatArgs a) {
-  constexpr i64 kPerBlock = kFlatBlockBytes / i64(sizeof(U));
+  constexpr i64 kPerBlock = flat_block_bytes(kU) / i64(sizeof(U));
   for (i64 b = blockIdx.x; b < a.blocks; b += gridDim.x) {
     const FlatInput& in = a.in[input_of(a, b)];
     const i64 begin = (b - in.first_block) * kPerBlock;
     const i64 end = begin + kPerBlock < in.units ? begin + kPerBlock : in.units;
     if (in.mapping == kOneRun)  // uniform across the block
-      flat_copy<U, kOneRun>(in, begin, end);
+      flat_copy<U, kOneRun, kU, kStream>(in, begin, end);
     else if (in.mapping == kRows)
-      flat_copy<U, kRows>(in, begin, end);
+      flat_copy<U, kRows, kU, kStream>(in, begin, end);
     else
-      flat_copy<U, kLongRows>(in, begin, end);
+      flat_copy<U, kLongRows, kU, kStream>(in, begin, end);
   }
 }
 
@@ -257,9 +271,38 @@ void set_divider(FlatInput& in) {
       unsigned(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << s) - divisor)) / divisor + 1);
 }
 
+// NBX_GPU_JOIN, read once (FlatForm).
+FlatForm flat_form() {
+  static const FlatForm form = [] {
+    FlatForm f;
+    const char* v = std::getenv("NBX_GPU_JOIN");
+    if (v == nullptr || *v == 0) return f;
+    const std::string s(v);
+    f.unroll = s.rfind("4", 0) == 0 ? 4 : s.rfind("2", 0) == 0 ? 2 : 8;
+    f.stream = s.find("plain") == std::string::npos;
+    return f;
+  }();
+  return form;
+}
+
+// Units narrower than 16 bytes (an odd offset or row: rare) take 8 a thread, blocks of
+// flat_block_bytes(8) (no cache hint applies to them); 16-byte units the form's.
+constexpr int kNarrowUnroll = 8;
+
 template <typename U>
-void launch_flat_unit(const FlatArgs& a, const GpuLaunch& l) {
-  join_flat_kernel<U><<<grid_of(a.blocks), kJoinBlock, 0, static_cast<Stream>(l.stream)>>>(a);
+void launch_flat_unit(const FlatArgs& a, FlatForm form, const GpuLaunch& l) {
+  const auto stream = static_cast<Stream>(l.stream);
+  const unsigned grid = grid_of(a.blocks);
+  if constexpr (sizeof(U) < 16)
+    join_flat_kernel<U, kNarrowUnroll, false><<<grid, kJoinBlock, 0, stream>>>(a);
+  else if (form.unroll == 8 && form.stream)
+    join_flat_kernel<U, 8, true><<<grid, kJoinBlock, 0, stream>>>(a);
+  else if (form.unroll == 8)
+    join_flat_kernel<U, 8, false><<<grid, kJoinBlock, 0, stream>>>(a);
+  else if (form.unroll == 4)
+    join_flat_kernel<U, 4, false><<<grid, kJoinBlock, 0, stream>>>(a);
+  else
+    join_flat_kernel<U, 2, false><<<grid, kJoinBlock, 0, stream>>>(a);
 }
 
 // One kernel for every input, in the unit the inputs allow; inputs that allow different units
@@ -298,31 +341,33 @@ void launch_flat(const abi::JoinParams& p, const GpuLaunch& l) {
     }
     present[in.unit_shift] = true;
   }
+  const FlatForm form = flat_form();
   for (int shift = 4; shift >= 0; --shift) {
     if (!present[shift]) continue;
+    const i64 unit_block_bytes = flat_block_bytes(shift == 4 ? form.unroll : kNarrowUnroll);
     FlatArgs a{};
     for (int k = 0; k < p.count; ++k) {
       if (all[k].units == 0 || all[k].unit_shift != shift) continue;
       a.in[a.count] = all[k];
       a.in[a.count].first_block = a.blocks;
-      a.blocks += blocks_for(all[k].units, kFlatBlockBytes >> shift);
+      a.blocks += blocks_for(all[k].units, unit_block_bytes >> shift);
       ++a.count;
     }
     switch (shift) {
       case 4:
-        launch_flat_unit<uint4>(a, l);
+        launch_flat_unit<uint4>(a, form, l);
         break;
       case 3:
-        launch_flat_unit<uint2>(a, l);
+        launch_flat_unit<uint2>(a, form, l);
         break;
       case 2:
-        launch_flat_unit<unsigned>(a, l);
+        launch_flat_unit<unsigned>(a, form, l);
         break;
       case 1:
-        launch_flat_unit<unsigned short>(a, l);
+        launch_flat_unit<unsigned short>(a, form, l);
         break;
       default:
-        launch_flat_unit<unsigned char>(a, l);
+        launch_flat_unit<unsigned char>(a, form, l);
         break;
     }
   }

@@ -34,10 +34,9 @@ layout(constant_id = 5) const int NORM_KIND = 2;  // p: 0 → 0, 1 → 1, 2 → 
 // 1 reduces chunk c of row r into partial state r * splits + c of the scratch buffer,
 // 2 combines each row's partial states (in chunk order, so results stay deterministic).
 layout(constant_id = 6) const int STAGE = 0;
-// Elements a lane loads before it folds them (1 or 4). H200 diagnostic, not yet measured:
-// NBX_VULKAN_REDUCE_UNROLL=4 (vk_reduce.cpp) selects 4 for an A/B on the H200; the results
-// are the same bit for bit (the same fold order).
-layout(constant_id = 7) const uint UNROLL = 1u;
+// Elements a lane loads before it folds them (1 or 4; vk_reduce.cpp takes 4): the results are
+// the same bit for bit (the same fold order).
+layout(constant_id = 7) const uint UNROLL = 4u;
 
 // core/reduce_op_list.inc (kernel ABI codes, never renumbered).
 const int R_SUM = 0, R_PROD = 1, R_MEAN = 2, R_AMAX = 3, R_AMIN = 4, R_ARGMAX = 5,
