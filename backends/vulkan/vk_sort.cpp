@@ -23,12 +23,12 @@
 namespace nbx::vulkan {
 namespace {
 
-// sort_select.comp's GROUP: the filter's chunks a turn, 4 (a group placed by one scan where its
-// candidates fit) unless NBX_VULKAN_SELECT_GROUP=1 — an H200 A/B, decided by its measurement.
-std::uint32_t select_group() {
+// sort_select.comp's PREFETCH: the filter's chunks in flight an invocation, 2 unless
+// NBX_VULKAN_SELECT_PREFETCH=1 (the H200's A/B).
+std::uint32_t select_prefetch() {
   static const std::uint32_t chunks = [] {
-    const char* e = std::getenv("NBX_VULKAN_SELECT_GROUP");
-    return e && std::string(e) == "1" ? 1u : 4u;
+    const char* e = std::getenv("NBX_VULKAN_SELECT_PREFETCH");
+    return e && std::string(e) == "1" ? 1u : 2u;
   }();
   return chunks;
 }
@@ -231,7 +231,7 @@ void launch_family(VulkanDevice& dev, const abi::SortParams& p, const KernelLaun
                                   quads ? 1u : 0u,
                                   filter ? 1u : 0u,
                                   pretest,
-                                  select_group()};
+                                  select_prefetch()};
     record("sort_select", spec, std::uint64_t(p.rows));
     return;
   }

@@ -44,10 +44,9 @@ layout(constant_id = 8) const uint FILTER = 0u;
 // The filter's pretest on the raw element (vk_sort.cpp: 0 none, 64-bit keys; 1 float32,
 // 2 bfloat16, 3 float16, 4 signed, 5 unsigned integers of up to 32 bits).
 layout(constant_id = 9) const uint PRETEST = 0u;
-// The filter's chunks a turn: 1, a chunk at a time (the next one loaded while it is appended);
-// 4, a group of four chunks in four register sets, placed by one workgroup scan when their
-// candidates fit (filter_group).
-layout(constant_id = 10) const uint GROUP = 1u;
+// The filter's chunks in flight an invocation: 1, the next chunk loaded while this one is
+// appended; 2, the one after it too (two register sets, the loop taken two chunks a turn).
+layout(constant_id = 10) const uint PREFETCH = 2u;
 layout(set = 0, binding = 3) readonly buffer S128 { uvec4 v[]; } s128;
 
 const uint COUNT_UNROLL = 16u;  // loads in flight an invocation while counting
@@ -442,134 +441,6 @@ void append_chunk(inout uvec2 raw[FILTER_ITEMS], uvec3 row, uint n, uint k, uint
   }
 }
 
-// The grouped filter (GROUP = 4): four chunks classified against the bound, then one scan
-// places all their candidates when they fit the candidates' buffer — a quarter of the
-// barriers and scans a row, and four chunks of loads in flight (an invocation none of whose
-// items of a chunk is taken reloads it at once, before the scan). When they might not fit
-// (the row's first group, before any bound; rows whose order keeps tightening it), the
-// group is appended a chunk at a time, each re-tested against the bound the chunks before
-// it tightened.
-struct FilterState {
-  uvec2 bound;  // elements with keys below it are appended (once `bounded`)
-  Threshold t;  // the bound's value (PRETEST)
-  bool bounded;
-  uint held;    // candidates in sbuf
-  uint parity;  // the half of sgather the next run counts take
-};
-
-// The items of the chunk at `base` (in `raw`) that can be among the k smallest: a bit an item.
-// A vote an item: the key transform and the exact test only where an invocation of the
-// subgroup may take it.
-uint classify(uvec2 raw[FILTER_ITEMS], uint base, uint n, uint bits, FilterState f) {
-  uint take = 0u;
-  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i) {
-    const bool may = base + chunk_element(i) < n &&
-                     (!f.bounded || PRETEST == 0u || pretest(raw[i].x, f.t, bits));
-    if (subgroupBallot(may) != uvec4(0u)) {
-      const uvec2 key = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
-      if (may && (!f.bounded || key_less(key, f.bound))) take |= 1u << i;
-    }
-  }
-  return take;
-}
-
-// The slot of this invocation's first of `mine` candidates: after those held and those of the
-// invocations before it (subgroups' runs through a half of sgather, one barrier); f.held
-// becomes the total.
-uint place(uint mine, inout FilterState f) {
-  const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups, runs = f.parity * MAX_SUBGROUPS;
-  f.parity ^= 1u;
-  const uint first = subgroupExclusiveAdd(mine), run = subgroupAdd(mine);
-  if (subgroupElect()) sgather[runs + sg] = run;
-  barrier();
-  uint slot = f.held;
-  for (uint s = 0u; s < nsg; ++s) {
-    if (s < sg) slot += sgather[runs + s];
-    f.held += sgather[runs + s];
-  }
-  return slot + first;
-}
-
-// Stores the items of `take` from slot `slot` on; returns the next slot.
-uint store_taken(uvec2 raw[FILTER_ITEMS], uint take, uint base, uint slot, uint bits) {
-  [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-    if ((take >> i & 1u) != 0u) {
-      uvec2 key = sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u);
-      if (KEY_WORDS == 1u) key.y = 0u;
-      store_key(slot, key);
-      store_pos(slot, base + chunk_element(i));
-      ++slot;
-    }
-  return slot;
-}
-
-// Compacts to the k smallest once more than compact_at are held and the row goes on at `next`
-// (the compaction's first barrier orders the stores before it).
-void compact_if_full(inout FilterState f, uint next, uint n, uint k, uint bits, uint compact_at) {
-  if (f.held > compact_at && next < n) {
-    f.bound = keep_smallest(f.held, k, bits, n);
-    if (PRETEST != 0u) f.t = threshold_of(f.bound, bits);
-    f.bounded = true;
-    f.held = k;
-  }
-}
-
-// One chunk of a group that did not fit: its items `take` re-tested against the bound,
-// appended, and the chunk reloaded with `reload` unless it was reloaded already (take 0).
-void append_set(inout uvec2 raw[FILTER_ITEMS], uint take, uint base, uint reload, uvec3 row,
-                uint n, uint k, uint bits, uint compact_at, inout FilterState f) {
-  uint keep = take;
-  if (f.bounded)
-    [[unroll]] for (uint i = 0u; i < FILTER_ITEMS; ++i)
-      if ((keep >> i & 1u) != 0u &&
-          !key_less(sort_key(raw[i], bits, P.key.y, P.key.z, P.key.w != 0u), f.bound))
-        keep &= ~(1u << i);
-  store_taken(raw, keep, base, place(bitCount(keep), f), bits);
-  if (take != 0u && reload < n) load_chunk(raw, row, n, reload);
-  compact_if_full(f, base + FILTER_ITEMS * gl_WorkGroupSize.x, n, k, bits, compact_at);
-}
-
-// The group of the four chunks from `base` (in r0..r3, each then reloaded four chunks on).
-void filter_group(inout uvec2 r0[FILTER_ITEMS], inout uvec2 r1[FILTER_ITEMS],
-                  inout uvec2 r2[FILTER_ITEMS], inout uvec2 r3[FILTER_ITEMS], uvec3 row, uint n,
-                  uint k, uint bits, uint base, uint compact_at, inout FilterState f) {
-  const uint chunk = FILTER_ITEMS * gl_WorkGroupSize.x, next = base + 4u * chunk;
-  const uint t0 = classify(r0, base, n, bits, f);
-  const uint t1 = classify(r1, base + chunk, n, bits, f);
-  const uint t2 = classify(r2, base + 2u * chunk, n, bits, f);
-  const uint t3 = classify(r3, base + 3u * chunk, n, bits, f);
-  // Chunks none of whose items this invocation takes are reloaded before the scan.
-  if (t0 == 0u && next < n) load_chunk(r0, row, n, next);
-  if (t1 == 0u && next + chunk < n) load_chunk(r1, row, n, next + chunk);
-  if (t2 == 0u && next + 2u * chunk < n) load_chunk(r2, row, n, next + 2u * chunk);
-  if (t3 == 0u && next + 3u * chunk < n) load_chunk(r3, row, n, next + 3u * chunk);
-  if (f.bounded) {
-    FilterState g = f;
-    uint slot = place(bitCount(t0) + bitCount(t1) + bitCount(t2) + bitCount(t3), g);
-    f.parity = g.parity;
-    if (g.held <= CAND) {  // the same in every invocation
-      f.held = g.held;
-      slot = store_taken(r0, t0, base, slot, bits);
-      slot = store_taken(r1, t1, base + chunk, slot, bits);
-      slot = store_taken(r2, t2, base + 2u * chunk, slot, bits);
-      store_taken(r3, t3, base + 3u * chunk, slot, bits);
-      if (t0 != 0u && next < n) load_chunk(r0, row, n, next);
-      if (t1 != 0u && next + chunk < n) load_chunk(r1, row, n, next + chunk);
-      if (t2 != 0u && next + 2u * chunk < n) load_chunk(r2, row, n, next + 2u * chunk);
-      if (t3 != 0u && next + 3u * chunk < n) load_chunk(r3, row, n, next + 3u * chunk);
-      compact_if_full(f, next, n, k, bits, compact_at);
-      return;
-    }
-  }
-  append_set(r0, t0, base, next, row, n, k, bits, compact_at, f);
-  if (base + chunk < n)
-    append_set(r1, t1, base + chunk, next + chunk, row, n, k, bits, compact_at, f);
-  if (base + 2u * chunk < n)
-    append_set(r2, t2, base + 2u * chunk, next + 2u * chunk, row, n, k, bits, compact_at, f);
-  if (base + 3u * chunk < n)
-    append_set(r3, t3, base + 3u * chunk, next + 3u * chunk, row, n, k, bits, compact_at, f);
-}
-
 // Returns the candidates' count (the row's k smallest among them).
 uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
   const uint chunk = FILTER_ITEMS * gl_WorkGroupSize.x;
@@ -582,15 +453,20 @@ uint filter_candidates(uvec3 row, uint n, uint k, uint bits) {
   const uint compact_at = min(CAND - chunk, max(4u * k, 256u));
   uvec2 raw[FILTER_ITEMS];
   load_chunk(raw, row, n, 0u);
-  if (GROUP == 4u) {
-    FilterState f = FilterState(bound, t, bounded, held, 0u);
-    uvec2 raw1[FILTER_ITEMS], raw2[FILTER_ITEMS], raw3[FILTER_ITEMS];
+  if (PREFETCH == 2u) {
+    // Two register sets, each reloaded two chunks ahead once appended (a set is never copied:
+    // a move would wait for its loads). vulkan:0 topk50 over 4096 x 128256 on an H100,
+    // 2026-12-06: 3.97 -> 3.34 ms; four sets 3.57 (98 registers), a group of four placed by
+    // one scan 5.01 (a 196 KB binary).
+    uvec2 raw1[FILTER_ITEMS];
     load_chunk(raw1, row, n, chunk);
-    load_chunk(raw2, row, n, 2u * chunk);
-    load_chunk(raw3, row, n, 3u * chunk);
-    for (uint base = 0u; base < n; base += 4u * chunk)
-      filter_group(raw, raw1, raw2, raw3, row, n, k, bits, base, compact_at, f);
-    held = f.held;
+    for (uint base = 0u; base < n; base += 2u * chunk) {
+      append_chunk(raw, row, n, k, bits, base, base + 2u * chunk, 0u, compact_at, bound, t,
+                   bounded, held);
+      if (base + chunk < n)
+        append_chunk(raw1, row, n, k, bits, base + chunk, base + 3u * chunk, MAX_SUBGROUPS,
+                     compact_at, bound, t, bounded, held);
+    }
   } else {
     for (uint base = 0u, parity = 0u; base < n; base += chunk, parity ^= 1u)
       append_chunk(raw, row, n, k, bits, base, base + chunk, parity * MAX_SUBGROUPS, compact_at,
