@@ -1,6 +1,6 @@
 // `nbx explain OP --dtype D[,D…] --shape S[;S…] [--device DEV | --arch A] [--overlay F]
-// [--groups G] [--json]` prints the decision an op's wrapper takes on a device (present or
-// not), without running; `nbx explain --list [--json]` lists every op it knows.
+// [--groups G] [--causal] [--json]` prints the decision an op's wrapper takes on a device (present
+// or not), without running; `nbx explain --list [--json]` lists every op it knows.
 #include <charconv>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -21,6 +21,7 @@ namespace {
 struct ExplainOptions {
   std::string op, dtypes, shapes, device, arch, overlay;
   std::int64_t groups = 1;
+  bool causal = false;
   bool json = false;
   bool list = false;
 };
@@ -180,9 +181,10 @@ void run_explain(const ExplainOptions& o) {
     id = dev.str();
     name = o.overlay.empty() ? dev.display_name() : caps.device;
   }
-  const ops::OpExplanation e = ops::explain(
-      o.op, dtypes, shapes,
-      {caps, id, name, present ? &present->context().backend_device() : nullptr}, {o.groups});
+  const ops::OpExplanation e =
+      ops::explain(o.op, dtypes, shapes,
+                   {caps, id, name, present ? &present->context().backend_device() : nullptr},
+                   {o.groups, o.causal});
   o.json ? print_json(e) : print_text(e);
 }
 
@@ -202,6 +204,7 @@ void register_explain_command(CLI::App& app) {
                   "An architecture by device file (nvidia/sm_70, amd/gfx90a, a .yml).");
   cmd->add_option("--overlay", o.overlay, "A device-file overlay restricting the capabilities.");
   cmd->add_option("--groups", o.groups, "group_norm's num_groups (default 1).");
+  cmd->add_flag("--causal", o.causal, "scaled_dot_product_attention's is_causal.");
   cmd->add_flag("--list", o.list, "List every op explain knows, with an example call.");
   cmd->add_flag("--json", o.json, "Machine-readable output.");
   cmd->callback([] { run_explain(o); });

@@ -34,6 +34,7 @@ void visit_fields(C& c, F&& f) {
   f("attention.min_tile", c.attention.min_tile);
   f("attention.block_ceiling", c.attention.block_ceiling);
   f("reduce.tile_max", c.reduce.tile_max);
+  f("sort.select_candidates_max", c.sort.select_candidates_max);
   f("pipelining.max_num_stages", c.pipelining.max_num_stages);
   f("memory.pool_cap_fraction", c.memory.pool_cap_fraction);
   f("memory.attention_min_chunk_rows", c.memory.attention_min_chunk_rows);

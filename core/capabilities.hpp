@@ -68,6 +68,11 @@ struct Capabilities {
   struct Reduce {
     Capability<int> tile_max;
   } reduce;
+  struct Sort {
+    // The most candidates topk's select keeps in shared memory (0: as many as shared memory
+    // takes): fewer where a smaller workgroup lets the driver keep more of them resident.
+    Capability<std::int64_t> select_candidates_max;
+  } sort;
   struct Pipelining {
     Capability<int> max_num_stages;
   } pipelining;

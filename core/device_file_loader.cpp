@@ -231,11 +231,6 @@ class Reader {
         std::get<std::int64_t>(pb->second.value) > std::get<std::int64_t>(po->second.value))
       fail(po->second.line, yaml_prefix + ".shared_memory.per_block_optin",
            "must be at least shared_memory.per_block.");
-    auto mt = at("attention.min_tile"), bc = at("attention.block_ceiling");
-    if (mt != e.end() && bc != e.end() &&
-        std::get<std::int64_t>(mt->second.value) > std::get<std::int64_t>(bc->second.value))
-      fail(bc->second.line, yaml_prefix + ".attention.block_ceiling",
-           "must be at least attention.min_tile.");
   }
 
   DeviceFileMatch match(const YAML::Node& map, int line) const {

@@ -33,6 +33,7 @@ constexpr CapabilityKeySpec kSpecs[] = {
     {"attention.min_tile", K::kInt, true, R::kRaise, "rows"},
     {"attention.block_ceiling", K::kInt, true, R::kLower, "rows"},
     {"reduce.tile_max", K::kInt, true, R::kLower, "elements"},
+    {"sort.select_candidates_max", K::kInt, false, R::kLower, "candidates"},
     {"pipelining.max_num_stages", K::kInt, true, R::kLower, "stages"},
     {"memory.pool_cap_fraction", K::kFloat, true, R::kLower, "fraction"},
     {"memory.attention_min_chunk_rows", K::kInt, true, R::kRaise, "rows"},

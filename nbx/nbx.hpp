@@ -4,6 +4,7 @@
 #include "core/capabilities.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
+#include "core/ops/attention.hpp"
 #include "core/ops/creation.hpp"
 #include "core/ops/elementwise.hpp"
 #include "core/ops/index.hpp"

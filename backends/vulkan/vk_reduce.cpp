@@ -5,7 +5,6 @@
 // the lanes per row, records one dispatch.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -19,15 +18,9 @@
 namespace nbx::vulkan {
 namespace {
 
-// reduce.comp's UNROLL: 4 (amax over 4096 x 128256 float32 rows 1.13 -> 0.87 ms on an H100,
-// 2026-12-06), or 1 with NBX_VULKAN_REDUCE_UNROLL=1 for the suite's A/B on the H200.
-std::uint32_t reduce_unroll() {
-  static const std::uint32_t unroll = [] {
-    const char* e = std::getenv("NBX_VULKAN_REDUCE_UNROLL");
-    return e && std::string(e) == "1" ? 1u : 4u;
-  }();
-  return unroll;
-}
+// reduce.comp's UNROLL: a lane loads four elements before folding them, in order (amax over
+// 4096 x 128256 float32 rows 1.13 -> 0.87 ms on an H100, 2026-12-06).
+constexpr std::uint32_t kReduceUnroll = 4;
 
 constexpr const char* kOpNames[] = {
 #define NBX_REDUCE_OP(name, code) #name,
@@ -218,7 +211,7 @@ void launch_reduce(VulkanDevice& dev, const KernelLaunch& launch) {
                           std::uint32_t(out),
                           p.op == abi::kReduce_norm ? norm_kind : 2u,
                           0,
-                          reduce_unroll()};
+                          kReduceUnroll};
   static constexpr const char* kClassNames[] = {"f", "i", "d", "l"};
   const std::string module =
       std::string("reduce_") + kClassNames[int(cls)] + (f64 ? "_f64" : "") + (i64 ? "_i64" : "");

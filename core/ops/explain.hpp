@@ -32,6 +32,7 @@ struct OpExplanation {
 // layer/rms norms work over the last dim.
 struct ExplainArgs {
   std::int64_t groups = 1;  // group_norm's num_groups
+  bool causal = false;      // scaled_dot_product_attention's is_causal
 };
 
 // `dtypes` and `shapes` describe the operands in the op's order (one shape may serve all);

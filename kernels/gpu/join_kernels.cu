@@ -19,8 +19,6 @@
 //    and loads all of them before it stores any.
 // Both grids cover the work in one pass up to kMaxBlocks blocks and loop beyond it.
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 
 #include "kernels/gpu/elementwise_kernels.cuh"
 #include "kernels/gpu/elementwise_plan.hpp"
@@ -30,14 +28,11 @@ namespace nbx::gpu {
 namespace {
 
 inline constexpr int kJoinBlock = 256;
-// The flat kernel's 16-byte units a thread loads before it stores, and whether they bypass the
-// caches' keep policy: 4, plain (cat8 on an H100, 2026-12-06: 0.188 ms, 8 with the streaming
-// hints 0.195, PyTorch 0.191). NBX_GPU_JOIN=<units>[plain] (8, 8plain, 4plain, 2plain) picks
-// another of the measured forms for the H200's A/B.
-struct FlatForm {
-  int unroll = 4;
-  bool stream = false;
-};
+// The flat kernel's 16-byte units a thread loads before it stores, plain loads and stores
+// (cat8 on an H100, 2026-12-06: 4 units 0.188-0.195 ms, 8 0.190-0.195, 8 with the streaming
+// cache hints __ldcs/__stcs 0.195-0.198, 2 0.189-0.192; PyTorch 0.191-0.195: noise-level
+// differences, so the smaller unroll and no hints).
+inline constexpr int kFlatUnroll = 4;
 inline constexpr int kStridedUnroll = 4;
 inline constexpr i64 kStridedBlockElements = i64(kJoinBlock) * kStridedUnroll;
 // HIP counts blocks × threads in 32 bits; 2^22 blocks of 256 is 2^30 threads, far more than
@@ -104,26 +99,6 @@ NBX_GPU_INLINE int input_of(const Args& a, i64 b) {
   return k;
 }
 
-// With kStream, 16-byte units bypass the caches' keep policy: every byte is read and written
-// once.
-template <typename U, bool kStream>
-NBX_GPU_INLINE U load_unit(const U* p) {
-#if !NBX_GPU_HIP
-  if constexpr (kStream && sizeof(U) == 16) return __ldcs(p);
-#endif
-  return *p;
-}
-template <typename U, bool kStream>
-NBX_GPU_INLINE void store_unit(U* p, const U& v) {
-#if !NBX_GPU_HIP
-  if constexpr (kStream && sizeof(U) == 16) {
-    __stcs(p, v);
-    return;
-  }
-#endif
-  *p = v;
-}
-
 // Where a block's units start: row r0, unit c0 of it.
 struct RowStart {
   i64 r0 = 0;
@@ -154,7 +129,7 @@ NBX_GPU_INLINE void flat_locate(const FlatInput& in, const RowStart& at, i64 beg
 
 // Units [begin, end) of one input (at most a block's bytes), kU a thread loaded before any is
 // stored.
-template <typename U, int M, int kU, bool kStream>
+template <typename U, int M, int kU>
 NBX_GPU_INLINE void flat_copy(const FlatInput& in, i64 begin, i64 end) {
   const U* __restrict__ src = reinterpret_cast<const U*>(in.src);
   U* __restrict__ dst = reinterpret_cast<U*>(in.dst);
@@ -173,11 +148,11 @@ NBX_GPU_INLINE void flat_copy(const FlatInput& in, i64 begin, i64 end) {
       i64 s = 0;
       d[j] = -1;
       if (t < n) flat_locate<M>(in, at, begin, t, s, d[j]);
-      if (t < n) v[j] = load_unit<U, kStream>(src + s);
+      if (t < n) v[j] = src[s];
     }
 #pragma unroll
     for (int j = 0; j < kU; ++j)
-      if (d[j] >= 0) store_unit<U, kStream>(dst + d[j], v[j]);
+      if (d[j] >= 0) dst[d[j]] = v[j];
   }
 }
 
@@ -187,7 +162,7 @@ constexpr i64 flat_block_bytes(int unroll) {
   return i64(kJoinBlock) * unroll * 16;
 }
 
-template <typename U, int kU, bool kStream>
+template <typename U, int kU>
 __global__ void __launch_bounds__(kJoinBlock)
     join_flat_kernel(const NBX_GPU_GRID_CONSTANT FlatArgs a) {
   constexpr i64 kPerBlock = flat_block_bytes(kU) / i64(sizeof(U));
@@ -196,11 +171,11 @@ __global__ void __launch_bounds__(kJoinBlock)
     const i64 begin = (b - in.first_block) * kPerBlock;
     const i64 end = begin + kPerBlock < in.units ? begin + kPerBlock : in.units;
     if (in.mapping == kOneRun)  // uniform across the block
-      flat_copy<U, kOneRun, kU, kStream>(in, begin, end);
+      flat_copy<U, kOneRun, kU>(in, begin, end);
     else if (in.mapping == kRows)
-      flat_copy<U, kRows, kU, kStream>(in, begin, end);
+      flat_copy<U, kRows, kU>(in, begin, end);
     else
-      flat_copy<U, kLongRows, kU, kStream>(in, begin, end);
+      flat_copy<U, kLongRows, kU>(in, begin, end);
   }
 }
 
@@ -271,38 +246,14 @@ void set_divider(FlatInput& in) {
       unsigned(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << s) - divisor)) / divisor + 1);
 }
 
-// NBX_GPU_JOIN, read once (FlatForm).
-FlatForm flat_form() {
-  static const FlatForm form = [] {
-    FlatForm f;
-    const char* v = std::getenv("NBX_GPU_JOIN");
-    if (v == nullptr || *v == 0) return f;
-    const std::string s(v);
-    f.unroll = s.rfind("4", 0) == 0 ? 4 : s.rfind("2", 0) == 0 ? 2 : 8;
-    f.stream = s.find("plain") == std::string::npos;
-    return f;
-  }();
-  return form;
-}
-
 // Units narrower than 16 bytes (an odd offset or row: rare) take 8 a thread, blocks of
-// flat_block_bytes(8) (no cache hint applies to them); 16-byte units the form's.
+// flat_block_bytes(8); 16-byte units kFlatUnroll.
 constexpr int kNarrowUnroll = 8;
 
 template <typename U>
-void launch_flat_unit(const FlatArgs& a, FlatForm form, const GpuLaunch& l) {
-  const auto stream = static_cast<Stream>(l.stream);
-  const unsigned grid = grid_of(a.blocks);
-  if constexpr (sizeof(U) < 16)
-    join_flat_kernel<U, kNarrowUnroll, false><<<grid, kJoinBlock, 0, stream>>>(a);
-  else if (form.unroll == 8 && form.stream)
-    join_flat_kernel<U, 8, true><<<grid, kJoinBlock, 0, stream>>>(a);
-  else if (form.unroll == 8)
-    join_flat_kernel<U, 8, false><<<grid, kJoinBlock, 0, stream>>>(a);
-  else if (form.unroll == 4)
-    join_flat_kernel<U, 4, false><<<grid, kJoinBlock, 0, stream>>>(a);
-  else
-    join_flat_kernel<U, 2, false><<<grid, kJoinBlock, 0, stream>>>(a);
+void launch_flat_unit(const FlatArgs& a, const GpuLaunch& l) {
+  constexpr int kU = sizeof(U) < 16 ? kNarrowUnroll : kFlatUnroll;
+  join_flat_kernel<U, kU><<<grid_of(a.blocks), kJoinBlock, 0, static_cast<Stream>(l.stream)>>>(a);
 }
 
 // One kernel for every input, in the unit the inputs allow; inputs that allow different units
@@ -341,10 +292,9 @@ void launch_flat(const abi::JoinParams& p, const GpuLaunch& l) {
     }
     present[in.unit_shift] = true;
   }
-  const FlatForm form = flat_form();
   for (int shift = 4; shift >= 0; --shift) {
     if (!present[shift]) continue;
-    const i64 unit_block_bytes = flat_block_bytes(shift == 4 ? form.unroll : kNarrowUnroll);
+    const i64 unit_block_bytes = flat_block_bytes(shift == 4 ? kFlatUnroll : kNarrowUnroll);
     FlatArgs a{};
     for (int k = 0; k < p.count; ++k) {
       if (all[k].units == 0 || all[k].unit_shift != shift) continue;
@@ -355,19 +305,19 @@ void launch_flat(const abi::JoinParams& p, const GpuLaunch& l) {
     }
     switch (shift) {
       case 4:
-        launch_flat_unit<uint4>(a, form, l);
+        launch_flat_unit<uint4>(a, l);
         break;
       case 3:
-        launch_flat_unit<uint2>(a, form, l);
+        launch_flat_unit<uint2>(a, l);
         break;
       case 2:
-        launch_flat_unit<unsigned>(a, form, l);
+        launch_flat_unit<unsigned>(a, l);
         break;
       case 1:
-        launch_flat_unit<unsigned short>(a, form, l);
+        launch_flat_unit<unsigned short>(a, l);
         break;
       default:
-        launch_flat_unit<unsigned char>(a, form, l);
+        launch_flat_unit<unsigned char>(a, l);
         break;
     }
   }

@@ -298,6 +298,8 @@ TEST_CASE("the catalog's names are the union of the op tables") {
                          {"unfold", 0},
                          {"tril_indices", 0},
                          {"triu_indices", 0}});
+  // scaled_dot_product_attention: the math path's composition (family "attention").
+  expect_codes("attention", {{"scaled_dot_product_attention", 0}});
   // Every op code a family's table names (core/families) is in the catalog under that
   // family: a family added to family_list.inc without catalog entries fails here.
   for (const FamilySpec& spec : all_families()) {

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "core/capability_resolver.hpp"
+#include "core/kernel_abi_sort_select.hpp"
 #include "core/ops/explain.hpp"
 #include "core/ops/variant_plan.hpp"
 #include "nbx/nbx.hpp"
@@ -558,5 +560,45 @@ TEST_CASE("a row tile the device's shared memory cannot take is clamped and anno
     for (int r = 0; r < 2; ++r)
       CHECK(std::is_sorted(got.begin() + r * (cap + 1), got.begin() + (r + 1) * (cap + 1)));
     CHECK(again.indices.to_host<std::int64_t>() == first.indices.to_host<std::int64_t>());
+  }
+}
+
+TEST_CASE("topk's select keeps at most the device file's candidates: 2048 on sm_90's Vulkan") {
+  // sm_90.yml caps Vulkan's select at 2048 candidates (NVIDIA's driver keeps one workgroup of
+  // 4096 a multiprocessor); CUDA keeps the 4096 its 48 KB take. The plan and explain say which.
+  static const Capabilities vk = capabilities_for_arch("nvidia/sm_90", "vulkan");
+  static const Capabilities cuda = capabilities_for_arch("nvidia/sm_90", "cuda");
+  CHECK(vk.sort.select_candidates_max.value == 2048);
+  CHECK(vk.sort.select_candidates_max.source.find("(backends.vulkan.sort.select_candidates_max)") !=
+        std::string::npos);
+  CHECK(cuda.sort.select_candidates_max.value == 0);
+  for (const Capabilities* caps : {&vk, &cuda}) {
+    const bool capped = caps == &vk;
+    CAPTURE(capped);
+    const ops::PlanTarget target{*caps, "nvidia/sm_90", "arch nvidia/sm_90"};
+    abi::SortParams p{};
+    p.dtype = std::int32_t(DType::kFloat32);
+    p.rows = 4096, p.row_len = 128256, p.k = 50;
+    std::vector<ops::PlanChoice> choices;
+    REQUIRE(ops::plan_topk_select(p, target, choices));
+    CHECK(p.tile == (capped ? 2048 : 4096));
+    REQUIRE_FALSE(choices.empty());
+    CHECK(choices.back().capability ==
+          (capped ? "sort.select_candidates_max" : "shared_memory.per_block"));
+  }
+  // The cap holds for k up to an eighth of it: k = 256 keeps 2048 candidates, k = 1024 the 4096
+  // shared memory takes (2048 would compact after every chunk), both by the filter.
+  const ops::PlanTarget target{vk, "nvidia/sm_90", "arch nvidia/sm_90"};
+  for (const std::int64_t k : {256, 257, 1024}) {
+    CAPTURE(k);
+    abi::SortParams p{};
+    p.dtype = std::int32_t(DType::kFloat32);
+    p.rows = 8, p.row_len = 128256, p.k = k;
+    std::vector<ops::PlanChoice> choices;
+    REQUIRE(ops::plan_topk_select(p, target, choices));
+    CHECK(p.tile == (k <= 256 ? 2048 : 4096));
+    CHECK(abi::sort_select_filters(p.k, p.tile));
+    CHECK(choices.back().capability ==
+          (k <= 256 ? "sort.select_candidates_max" : "shared_memory.per_block"));
   }
 }

@@ -1,0 +1,142 @@
+// scaled_dot_product_attention's checks, shapes and the math path (attention.hpp). The plan is
+// in attention_plan.cpp.
+#include "core/ops/attention.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "core/ops/creation.hpp"
+#include "core/ops/elementwise.hpp"
+#include "core/ops/elementwise_launch.hpp"
+#include "core/ops/linalg.hpp"
+#include "core/ops/softmax.hpp"
+
+namespace nbx::ops {
+namespace {
+
+constexpr const char* kOp = "scaled_dot_product_attention";
+
+[[noreturn]] void bad(const std::string& message) {
+  throw InvalidArgument(kOp, std::string(kOp) + ": " + message);
+}
+
+Shape concat(Shape a, std::initializer_list<std::int64_t> tail) {
+  for (std::int64_t t : tail) a.push_back(t);
+  return a;
+}
+
+// `t` with dim -3 (size hk * g, or 1) read as two dims [hk, g] (or [1, 1]): a view.
+Tensor split_heads(const Tensor& t, std::int64_t hk, std::int64_t g) {
+  const int d = t.dim() - 3;
+  Shape shape;
+  Strides strides;
+  for (int i = 0; i < t.dim(); ++i) {
+    if (i == d) {
+      const bool one = t.shape()[i] == 1;
+      shape.push_back(one ? 1 : hk);
+      strides.push_back(one ? 0 : g * t.strides()[i]);
+      shape.push_back(one ? 1 : g);
+      strides.push_back(one ? 0 : t.strides()[i]);
+    } else {
+      shape.push_back(t.shape()[i]);
+      strides.push_back(t.strides()[i]);
+    }
+  }
+  return Tensor(t.storage(), t.offset(), shape, strides, t.dtype());
+}
+
+Tensor with_rank(Tensor t, int rank) {
+  while (t.dim() < rank) t = t.unsqueeze(0);
+  return t;
+}
+
+// q, k, v and the mask as attention_shapes() groups them: views.
+struct Operands {
+  Tensor q, k, v, mask;  // mask undefined without one
+  AttentionShapes shapes;
+};
+
+Operands check_and_group(const Tensor& q, const Tensor& k, const Tensor& v,
+                         const std::optional<Tensor>& attn_mask, bool is_causal, bool enable_gqa) {
+  for (const Tensor* t : {&q, &k, &v})
+    if (!t->defined()) bad("query, key and value must be defined tensors.");
+  if (attn_mask && !attn_mask->defined()) bad("attn_mask is an undefined tensor.");
+  const auto kind = attention_mask_kind(
+      q.dtype(), k.dtype(), v.dtype(),
+      attn_mask ? std::optional<DType>(attn_mask->dtype()) : std::nullopt, is_causal);
+  for (const Tensor* t : {&k, &v})
+    if (!(t->device() == q.device()))
+      bad("query, key and value must be on one device (query on " + q.device().str() + ", key on " +
+          k.device().str() + ", value on " + v.device().str() + ").");
+  if (attn_mask && !(attn_mask->device() == q.device()))
+    bad("attn_mask lives on " + attn_mask->device().str() + ", query on " + q.device().str() + ".");
+  Operands o;
+  o.shapes = attention_shapes(q.shape(), k.shape(), v.shape(),
+                              attn_mask ? std::optional<Shape>(attn_mask->shape()) : std::nullopt,
+                              kind, enable_gqa);
+  const AttentionShapes& s = o.shapes;
+  const std::int64_t hk = s.dims.kv_heads, g = s.groups;
+  o.q = s.grouped ? split_heads(q, hk, g) : q;
+  o.k = s.grouped ? k.unsqueeze(k.dim() - 2) : k;
+  o.v = s.grouped ? v.unsqueeze(v.dim() - 2) : v;
+  if (attn_mask) {
+    o.mask = with_rank(*attn_mask, s.grouped ? 3 : 2);
+    if (s.grouped) o.mask = split_heads(o.mask, hk, g);
+  }
+  return o;
+}
+
+}  // namespace
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const std::optional<Tensor>& attn_mask, bool is_causal,
+                                    std::optional<double> scale, bool enable_gqa,
+                                    CausalAlignment alignment) {
+  const Operands o = check_and_group(q, k, v, attn_mask, is_causal, enable_gqa);
+  const AttentionDims& d = o.shapes.dims;
+  const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.head_dim));
+  if (scale && !(std::isfinite(*scale) && *scale > 0))
+    bad("scale must be positive and finite (got " + std::to_string(*scale) + ").");
+  const Device& device = q.device();
+  const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
+                          &device.context().backend_device()};
+  const AttentionPlan plan = plan_attention(kOp, q.dtype(), d, target);
+  const DType acc = plan.compute_dtype;
+
+  // The output, written a chunk of query rows at a time through its grouped view.
+  Tensor out = Tensor::empty(o.shapes.out, q.dtype(), device);
+  if (out.numel() == 0) return out;
+  const Tensor out_grouped = out.view(concat(o.shapes.out_batch, {d.q_len, d.value_dim}));
+  const Tensor kt = o.k.to(acc).transpose(-1, -2);
+  const Tensor vv = o.v.to(acc);
+  // Bottom-right causal: row i sees keys up to i + S - L.
+  const std::int64_t causal_shift =
+      alignment == CausalAlignment::kBottomRight ? d.kv_len - d.q_len : 0;
+  const bool mask_rows = o.mask.defined() && o.mask.shape()[o.mask.dim() - 2] != 1;
+  for (std::int64_t r0 = 0; r0 < d.q_len; r0 += plan.chunk_rows) {
+    const std::int64_t rc = std::min(plan.chunk_rows, d.q_len - r0);
+    Tensor scores = matmul(o.q.narrow(-2, r0, rc).to(acc), kt);  // [.., rc, S]
+    std::optional<Tensor> excluded;
+    double softmax_scale = sc;
+    if (d.mask == AttentionDims::Mask::kCausal) {
+      excluded = triu(Tensor::ones({rc, d.kv_len}, DType::kBool, device), r0 + causal_shift + 1);
+    } else if (o.mask.defined()) {
+      const Tensor m = mask_rows ? o.mask.narrow(-2, r0, rc) : o.mask;
+      if (d.mask == AttentionDims::Mask::kBool) {
+        excluded = logical_not(m);
+        const Shape full = broadcast_shapes(scores.shape(), m.shape(), kOp);
+        if (!(full == scores.shape())) scores = scores.expand(full);
+      } else {
+        // PyTorch adds the mask to the scaled scores; a row left all -inf gives zeros.
+        scores = add(mul(scores, sc), m.to(acc));
+        excluded = eq(scores, -INFINITY);
+        softmax_scale = 1.0;
+      }
+    }
+    const Tensor probs = scaled_masked_softmax(scores, -1, softmax_scale, excluded);
+    out_grouped.narrow(-2, r0, rc).copy_(matmul(probs, vv));
+  }
+  return out;
+}
+
+}  // namespace nbx::ops
