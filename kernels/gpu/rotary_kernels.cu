@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(kRotaryBlock)
     const i64 token = rest;
     const bool is_q = head < p.q_heads;
     i64 x = is_q ? p.q_offset : p.k_offset, po = p.pos_offset;
-    const i64* token_strides = is_q ? p.q_token_strides : p.k_token_strides;
+    const std::int64_t* token_strides = is_q ? p.q_token_strides : p.k_token_strides;
     for (int d = p.token_ndim - 1; d >= 0; --d) {
       const i64 c = next_coordinate(rest, p.token_sizes[d]);
       x += c * token_strides[d];
