@@ -544,6 +544,49 @@ struct JoinParams {
   JoinInput inputs[kJoinMaxInputs];
 };
 
+// ---- "rotary": rotary position embedding, in place on q and k (vLLM's rotary_embedding) ----
+// Token t (coordinates c over the `token_ndim` token dims of `token_sizes`, t their row-major
+// flat index) reads its position p at pos_offset + Σ c_k · pos_strides[k] (int32 or int64)
+// and checks it against [0, max_position): a bad one is a device fault (FaultRecord: this
+// family, the op, index = p, bound = max_position, position = t) and none of the token's
+// elements is touched. Each of the token's q_heads q heads (head h from element q_offset +
+// Σ c_k · q_token_strides[k] + h · q_head_stride, its dim running with q_dim_stride) and
+// k_heads k heads (only with has_k) has rotary_dim / 2 pairs: pair i is the elements
+// (i, i + rotary_dim / 2) of the head (kRotaryHalf, NeoX/Llama) or (2i, 2i + 1)
+// (kRotaryInterleaved, GPT-J). With c = cache[p][i] and s = cache[p][rotary_dim / 2 + i]
+// (element cache_offset + p · cache_row_stride + column · cache_col_stride):
+// x1' = x1·c − x2·s, x2' = x2·c + x1·s, in float32 (float64 for float64 q and k; the host in
+// float64), rounded once to `dtype`. Elements from rotary_dim on are not touched. Each thread
+// owns its pair, so the update in place is safe; q and k must not share an element (the
+// wrapper checks). The cache holds `cache_dtype`: float32 or `dtype`.
+// Buffers: [0] q, [1] k (empty memory without has_k), [2] positions, [3] cos_sin_cache.
+enum RotaryOp : std::int32_t { kRotary_rotary_embedding = 0 };
+enum RotaryVariant : std::int32_t { kRotaryPairs = 0 };
+enum RotaryStyle : std::int32_t { kRotaryHalf = 0, kRotaryInterleaved = 1 };
+struct RotaryParams {
+  std::int32_t op;       // RotaryOp
+  std::int32_t variant;  // RotaryVariant
+  std::int32_t dtype;    // q's and k's: float16, bfloat16, float32, float64
+  std::int32_t cache_dtype;
+  std::int32_t pos_dtype;  // int32 or int64
+  std::int32_t style;      // RotaryStyle
+  std::int32_t token_ndim;
+  std::int32_t has_k;
+  std::int64_t tokens;  // the product of token_sizes
+  std::int64_t q_heads;
+  std::int64_t k_heads;     // 0 without has_k
+  std::int64_t rotary_dim;  // even, >= 2
+  std::int64_t max_position;
+  std::int64_t token_sizes[kMaxDims];
+  std::int64_t q_offset, q_head_stride, q_dim_stride;
+  std::int64_t q_token_strides[kMaxDims];
+  std::int64_t k_offset, k_head_stride, k_dim_stride;
+  std::int64_t k_token_strides[kMaxDims];
+  std::int64_t pos_offset;
+  std::int64_t pos_strides[kMaxDims];
+  std::int64_t cache_offset, cache_row_stride, cache_col_stride;
+};
+
 // ---- "timestamp" (diagnostic): the device clock into a uint64 slot ----
 // Buffers: [0] a uint64 array. Written once every command issued before it has finished;
 // ticks, converted by DeviceProperties::extra["timestamp_period_ns"]. Vulkan only.

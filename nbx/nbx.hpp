@@ -13,6 +13,7 @@
 #include "core/ops/linalg.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
+#include "core/ops/rotary.hpp"
 #include "core/ops/scan.hpp"
 #include "core/ops/shape.hpp"
 #include "core/ops/softmax.hpp"

@@ -69,6 +69,8 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
                        bit(abi::kScatterPartitioned);
     case KernelFamily::kSearch:
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kSearchBinary);
+    case KernelFamily::kRotary:  // host_rotary.cpp, rotary_kernels.cu, rotary.comp
+      return backend == BackendKind::kUnknown ? 0 : bit(abi::kRotaryPairs);
     case KernelFamily::kJoin:  // join_kernels.cu, join.comp, host_join.cpp
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kJoinStrided) | bit(abi::kJoinFlat);
     case KernelFamily::kSort:

@@ -18,6 +18,8 @@ void explain_sort(const OpEntry& entry, const ExplainCall& call, OpExplanation& 
 void explain_scatter(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_search(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_join(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+// rotary.cpp: rotary_embedding's checks and its one variant.
+void explain_rotary(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_matmul(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 // The shape ops (op_catalog_shape.cpp): compositions of views, copies and index_select.
 void add_shape_ops(std::vector<OpEntry>& ops);

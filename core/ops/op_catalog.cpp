@@ -128,6 +128,14 @@ const char* op_name(abi::ScatterOp op) {
   return nullptr;
 }
 
+const char* op_name(abi::RotaryOp op) {
+  switch (op) {
+    case abi::kRotary_rotary_embedding:
+      return "rotary_embedding";
+  }
+  return nullptr;
+}
+
 const char* op_name(abi::SearchOp op) {
   switch (op) {
     case abi::kSearch_searchsorted:
@@ -413,6 +421,18 @@ void add_index_write_ops(std::vector<OpEntry>& ops, const OpEntry& reads) {
   add_enum_family<abi::SearchOp>(ops, "search", detail::explain_search, search);
 }
 
+// The rotary family's op: q and k (a [B, S, H, D] layout), positions, the cos/sin cache.
+void add_rotary_ops(std::vector<OpEntry>& ops) {
+  OpEntry e;
+  e.operands = 4;
+  e.operand_names =
+      "q [..., Hq, D]; k [..., Hk, D]; positions (the token dims); cos_sin_cache "
+      "[max_position, rotary_dim]";
+  e.example_dtypes = {DType::kFloat32, DType::kFloat32, DType::kInt64, DType::kFloat32};
+  e.example_shapes = {{2, 128, 8, 64}, {2, 128, 2, 64}, {2, 128}, {4096, 64}};
+  add_enum_family<abi::RotaryOp>(ops, "rotary", detail::explain_rotary, e);
+}
+
 // The join family's op, cat, and stack on it (a new dim 0, then cat): 1-8 tensors.
 void add_join_ops(std::vector<OpEntry>& ops) {
   OpEntry joins;
@@ -476,6 +496,7 @@ std::vector<OpEntry> build_catalog() {
   add_index_write_ops(ops, reads);
   add_products(ops);
   add_join_ops(ops);
+  add_rotary_ops(ops);
   detail::add_shape_ops(ops);
   detail::add_attention_ops(ops);
   std::sort(ops.begin(), ops.end(),

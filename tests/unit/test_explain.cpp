@@ -276,6 +276,7 @@ TEST_CASE("the catalog's names are the union of the op tables") {
                            {"bincount", abi::kScatter_bincount}});
   expect_codes("search", {{"searchsorted", abi::kSearch_searchsorted},
                           {"bucketize", abi::kSearch_bucketize}});
+  expect_codes("rotary", {{"rotary_embedding", abi::kRotary_rotary_embedding}});
   // cat and stack: the join family's one op.
   expect_codes("join", {{"cat", abi::kJoin_cat}, {"stack", abi::kJoin_cat}});
   // The shape ops: compositions of views, copies, index_select and sum (family "shape").

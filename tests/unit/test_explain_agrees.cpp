@@ -23,6 +23,7 @@
 #include "core/ops/linalg.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
+#include "core/ops/rotary.hpp"
 #include "core/ops/scan.hpp"
 #include "core/ops/shape.hpp"
 #include "core/ops/softmax.hpp"
@@ -97,6 +98,16 @@ std::vector<Case> cases() {
        {1000},
        [](const Tensor& x) { ops::searchsorted(ops::sort(x).values, x); }},
       {"cat", DType::kBFloat16, {64, 1000}, [](const Tensor& x) { ops::cat({x}, 0); }},
+      {"rotary_embedding",
+       DType::kFloat32,
+       {2, 16, 4, 32},
+       [](const Tensor& q) {
+         std::vector<std::int64_t> pos(32);
+         for (std::size_t k = 0; k < pos.size(); ++k) pos[k] = std::int64_t(k * 5 % 64);
+         ops::rotary_embedding_(
+             q, q.clone(), Tensor::from_host(pos, {2, 16}, q.device()),
+             ops::rotary_cos_sin_cache(64, 32, 10000, DType::kFloat32, q.device()), 32);
+       }},
   };
 }
 
@@ -124,6 +135,10 @@ TEST_CASE("the variant explain names is the one the backend launched, on every d
       if (c.op == "embedding") dtypes.push_back(DType::kInt64), shapes.push_back({128});
       if (c.op == "scatter_add") dtypes.push_back(DType::kInt64), shapes.push_back(c.shape);
       if (c.op == "searchsorted") dtypes.push_back(c.dtype), shapes.push_back(c.shape);
+      if (c.op == "rotary_embedding") {  // q, k, positions, the cache
+        dtypes = {c.dtype, c.dtype, DType::kInt64, DType::kFloat32};
+        shapes = {c.shape, c.shape, {2, 16}, {64, 32}};
+      }
       const ops::OpExplanation e = ops::explain(c.op, dtypes, shapes, target);
       if (e.refused) {  // the device lacks a dtype: the op must refuse the same way
         CHECK_THROWS_AS(c.run(random(c.shape, DType::kFloat32, d, seed)), Unsupported);

@@ -54,6 +54,7 @@ void run(const Device& d, const RawLaunch& r) {
 // Well-formed launches over 4 rows of 8 float32 values (never all zero).
 struct Operands {
   Tensor x, out, rows_out, idx, rows_picked;
+  Tensor rot_q, rot_pos, rot_cache;  // rotary: q [4, 2, 8], positions [4], cache [4, 8]
   explicit Operands(const Device& d) {
     std::vector<float> v(32);
     for (int i = 0; i < 32; ++i) v[std::size_t(i)] = 0.25f * float(i % 7) - 0.5f;
@@ -62,6 +63,12 @@ struct Operands {
     rows_out = Tensor::empty({4}, DType::kFloat32, d);
     idx = Tensor::empty({4, 8}, DType::kInt64, d);
     rows_picked = Tensor::from_host(std::vector<std::int64_t>{3, 0, 2, 0}, {4}, d);
+    std::vector<float> q(64), c(32);
+    for (int i = 0; i < 64; ++i) q[std::size_t(i)] = 0.125f * float(i % 11) - 0.5f;
+    for (int i = 0; i < 32; ++i) c[std::size_t(i)] = 0.0625f * float(i % 13) - 0.25f;
+    rot_q = Tensor::from_host(q, {4, 2, 8}, d);
+    rot_pos = Tensor::from_host(std::vector<std::int64_t>{1, 0, 3, 2}, {4}, d);
+    rot_cache = Tensor::from_host(c, {4, 8}, d);
   }
   KernelBuffer w(const Tensor& t) const { return {t.storage()->memory(), true}; }
   KernelBuffer r(const Tensor& t) const { return {t.storage()->memory(), false}; }
@@ -190,6 +197,29 @@ RawLaunch index_select_rows(const Operands& o) {  // out row r = x row rows_pick
   p.index_strides[0] = 1;
   p.index_positions[0] = 1;
   return raw(p, {o.w(o.out), o.r(o.x), o.r(o.rows_picked)});
+}
+
+// rotary_embedding of q [4 tokens, 2 heads, 8] with rotary_dim 8 (no k).
+RawLaunch rotary_q(const Operands& o) {
+  abi::RotaryParams p{};
+  p.op = abi::kRotary_rotary_embedding;
+  p.variant = abi::kRotaryPairs;
+  p.dtype = p.cache_dtype = kF32;
+  p.pos_dtype = std::int32_t(DType::kInt64);
+  p.style = abi::kRotaryHalf;
+  p.token_ndim = 1;
+  p.tokens = 4;
+  p.q_heads = 2;
+  p.rotary_dim = 8;
+  p.max_position = 4;
+  p.token_sizes[0] = 4;
+  p.q_token_strides[0] = 16;
+  p.q_head_stride = 8;
+  p.q_dim_stride = 1;
+  p.pos_strides[0] = 1;
+  p.cache_row_stride = 8;
+  p.cache_col_stride = 1;
+  return raw(p, {o.w(o.rot_q), {DeviceMemory{}, true}, o.r(o.rot_pos), o.r(o.rot_cache)});
 }
 
 struct Misuse {
@@ -375,6 +405,29 @@ std::vector<Misuse> misuses() {
                 p.numel = 1;
               }),
        false, "gather.rows variant does not serve it (there is no row)"},
+      {"a rotary q one element past its allocation",
+       mutate(rotary_q,
+              [](RawLaunch& r) {
+                const auto elements = std::int64_t(r.buffers[0].memory.bytes / 4);
+                r.as<abi::RotaryParams>().q_offset = elements - 63;
+              }),
+       false, "q reaches element"},
+      {"a rotary cache with fewer rows than max_position",
+       mutate(rotary_q,
+              [](RawLaunch& r) {
+                const auto rows = std::int64_t(r.buffers[3].memory.bytes / 32);
+                r.as<abi::RotaryParams>().max_position = rows + 1;
+              }),
+       false, "the cache reaches element"},
+      {"a rotary launch with an odd rotary_dim",
+       mutate(rotary_q, [](RawLaunch& r) { r.as<abi::RotaryParams>().rotary_dim = 7; }), false,
+       "rotary_dim 7 is not even and positive"},
+      {"rotary positions of a float dtype",
+       mutate(rotary_q, [](RawLaunch& r) { r.as<abi::RotaryParams>().pos_dtype = kF32; }), false,
+       "is not int32 or int64"},
+      {"rotary k heads without k",
+       mutate(rotary_q, [](RawLaunch& r) { r.as<abi::RotaryParams>().k_heads = 1; }), false,
+       "k_heads is not 0 without k"},
       {"the timestamp family on a device without it",
        [](const Operands& o) { return raw(abi::TimestampParams{-1}, {o.w(o.idx)}); }, false,
        "negative offset"},
@@ -412,6 +465,14 @@ TEST_CASE("well-formed raw launches of every family run on every backend") {
     const std::vector<float> t = o.out.to_host<float>();
     CHECK(t[1] == 0.0f);
     CHECK(t[8] == x[8]);
+    // The rotary launch: token 0 (position 1), head 1, pair 2 is elements (10, 14) of q
+    // rotated by cache row 1's cos[2] and sin[2] (elements 10 and 14).
+    const std::vector<float> q0 = o.rot_q.to_host<float>(), c = o.rot_cache.to_host<float>();
+    run(d, rotary_q(o));
+    const std::vector<float> q1 = o.rot_q.to_host<float>();
+    CHECK(q1[10] == doctest::Approx(q0[10] * c[10] - q0[14] * c[14]));
+    CHECK(q1[14] == doctest::Approx(q0[14] * c[10] + q0[10] * c[14]));
+    CHECK(q1[10] != q0[10]);
     // The gather launch: output row r is x's row rows_picked[r] (3, 0, 2, 0).
     run(d, index_select_rows(o));
     const std::vector<float> picked = o.out.to_host<float>();
