@@ -21,6 +21,8 @@ void explain_join(const OpEntry& entry, const ExplainCall& call, OpExplanation& 
 void explain_matmul(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 // The shape ops (op_catalog_shape.cpp): compositions of views, copies and index_select.
 void add_shape_ops(std::vector<OpEntry>& ops);
+// The losses (op_catalog_loss.cpp): compositions of reductions, gathers and elementwise ops.
+void add_loss_ops(std::vector<OpEntry>& ops);
 // Adds the "variant" choice of a family with one variant (elementwise, scan, fill).
 void name_single_variant(OpExplanation& out);
 

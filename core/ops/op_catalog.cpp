@@ -477,6 +477,7 @@ std::vector<OpEntry> build_catalog() {
   add_products(ops);
   add_join_ops(ops);
   detail::add_shape_ops(ops);
+  detail::add_loss_ops(ops);
   std::sort(ops.begin(), ops.end(),
             [](const OpEntry& a, const OpEntry& b) { return a.name < b.name; });
   return ops;
