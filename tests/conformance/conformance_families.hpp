@@ -49,7 +49,8 @@ struct FamilyCase {
 struct FamilySpec {
   std::string_view name;    // "sum", "norm_p2", "layer_norm", …
   std::string_view family;  // "reduce", "scan", "softmax", "norm", "linalg", "creation",
-                            // "gather", "shape", "sort", "index_write", "search"
+                            // "gather", "shape", "sort", "index_write", "search",
+                            // "loss"
   bool exact;               // float results exact by definition (selections, triangles)
   std::vector<FamilyCase> (*cases)(DType dtype, Rng& rng, const Device& device);
 };
@@ -71,6 +72,7 @@ std::span<const FamilySpec> shape_specs();  // conformance_cases_shape.cpp
 std::span<const FamilySpec> sort_specs();
 std::span<const FamilySpec> index_write_specs();  // conformance_cases_index_write.cpp
 std::span<const FamilySpec> search_specs();       // conformance_cases_index_write.cpp
+std::span<const FamilySpec> loss_specs();         // conformance_cases_loss.cpp
 
 // Seeded values on the host, contiguous: floats of magnitude 2^-6 … 2 with random signs
 // (bounded, so sums cannot overflow in one order and not in another), integers in

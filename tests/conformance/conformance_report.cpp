@@ -77,11 +77,14 @@ void print_device(const DeviceReport& d, std::uint64_t seed, bool quick, std::os
     if (std::find(rows.begin(), rows.end(), row_name(c)) == rows.end()) rows.push_back(row_name(c));
   }
   std::sort(cols.begin(), cols.end());
-  out << "  " << std::left << std::setw(28) << "op \\ input dtype";
+  // 28 columns, wider where a name needs it (binary_cross_entropy_with_logits).
+  int width = 28;
+  for (const std::string& row : rows) width = std::max(width, static_cast<int>(row.size()) + 1);
+  out << "  " << std::left << std::setw(width) << "op \\ input dtype";
   for (DType t : cols) out << std::setw(5) << short_dtype(t);
   out << "\n";
   for (const std::string& row : rows) {
-    out << "  " << std::setw(28) << row;
+    out << "  " << std::setw(width) << row;
     for (DType t : cols) {
       char mark = ' ';
       for (const CellResult& c : d.cells)
