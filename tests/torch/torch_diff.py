@@ -34,6 +34,7 @@ import torch_diff_ops_inplace  # noqa: E402,F401 — registers the in-place and 
 import torch_diff_ops_shape  # noqa: E402,F401 — registers the shape ops
 import torch_diff_ops_sort  # noqa: E402,F401 — registers the sort family's ops
 import torch_diff_ops_index_write  # noqa: E402 — registers the index writes
+import torch_diff_ops_loss  # noqa: E402,F401 — registers the losses
 
 TYPED_REFUSALS = ("InvalidArgument", "Unsupported", "DeviceFault")
 # Ops whose PyTorch answer is always computed on the CPU (exact data movement, the same on

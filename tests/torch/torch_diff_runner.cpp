@@ -88,8 +88,9 @@ json run_case(const json& c, const std::vector<char>& blob, const nbx::Device& d
               std::ofstream& bin, std::uint64_t& bin_offset) {
   const std::string op = c.at("op").get<std::string>();
   const td::OpCall* call = nullptr;
-  for (const auto* table : {&td::op_table(), &td::inplace_op_table(), &td::shape_op_table(),
-                            &td::sort_op_table(), &td::index_write_op_table()})
+  for (const auto* table :
+       {&td::op_table(), &td::inplace_op_table(), &td::shape_op_table(), &td::sort_op_table(),
+        &td::index_write_op_table(), &td::loss_op_table()})
     if (const auto it = table->find(op); it != table->end()) call = &it->second;
   if (call == nullptr) return {{"status", "unknown-op"}};
   try {
