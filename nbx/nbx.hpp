@@ -11,6 +11,7 @@
 #include "core/ops/index_write.hpp"
 #include "core/ops/inplace.hpp"
 #include "core/ops/linalg.hpp"
+#include "core/ops/loss.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
 #include "core/ops/rotary.hpp"

@@ -25,6 +25,8 @@ void explain_matmul(const OpEntry& entry, const ExplainCall& call, OpExplanation
 void add_shape_ops(std::vector<OpEntry>& ops);
 // scaled_dot_product_attention (explain_attention.cpp).
 void add_attention_ops(std::vector<OpEntry>& ops);
+// The losses (op_catalog_loss.cpp): compositions of reductions, gathers and elementwise ops.
+void add_loss_ops(std::vector<OpEntry>& ops);
 // Adds the "variant" choice of a family with one variant (elementwise, scan, fill).
 void name_single_variant(OpExplanation& out);
 

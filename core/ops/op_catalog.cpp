@@ -499,6 +499,7 @@ std::vector<OpEntry> build_catalog() {
   add_rotary_ops(ops);
   detail::add_shape_ops(ops);
   detail::add_attention_ops(ops);
+  detail::add_loss_ops(ops);
   std::sort(ops.begin(), ops.end(),
             [](const OpEntry& a, const OpEntry& b) { return a.name < b.name; });
   return ops;

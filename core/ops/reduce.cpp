@@ -9,6 +9,7 @@
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/plan.hpp"
+#include "core/ops/reduce_detail.hpp"
 #include "core/ops/tiling.hpp"
 #include "core/ops/variant_plan.hpp"
 
@@ -39,6 +40,7 @@ struct ReduceRequest {
   bool keepdim;
   std::optional<DType> dtype;
   double attr = 0;
+  bool float32_out = false;  // half inputs: write the float32 accumulator, unrounded (detail::)
 };
 
 // Marks the reduced dims; an empty list means all of them.
@@ -133,7 +135,8 @@ Launched run(const ReduceRequest& r, bool with_indices = false) {
   }
   const RowPlan plan =
       plan_for(info_for(r.op), r.name, x.dtype(), r.dtype, row_len_estimate, target);
-  const DType out_dtype = plan.out_dtype;
+  const DType out_dtype =
+      r.float32_out && is_half_type(plan.out_dtype) ? DType::kFloat32 : plan.out_dtype;
   const Tensor src = x.to(plan.input_dtype);  // a requested dtype casts first, as PyTorch does
 
   const std::vector<bool> mask = reduced_mask(r.name, src, r.dims);
@@ -422,6 +425,21 @@ StatisticAndMean std_mean(const Tensor& x, const DimList& dims, double correctio
           true);
   return {l.out, l.indices};
 }
+
+namespace detail {
+
+Tensor sum_float32(const Tensor& x, const DimList& dims, bool keepdim) {
+  ReduceRequest r{"sum", abi::kReduce_sum, Family::kSumLike, x, dims, keepdim, {}};
+  r.float32_out = true;
+  return run(r).out;
+}
+Tensor logsumexp_float32(const Tensor& x, const DimList& dims, bool keepdim) {
+  ReduceRequest r{"logsumexp", abi::kReduce_logsumexp, Family::kFloatPromote, x, dims, keepdim, {}};
+  r.float32_out = true;
+  return run(r).out;
+}
+
+}  // namespace detail
 
 std::vector<std::string> reduction_op_names() {
   return {"sum",    "prod",          "mean",    "amax",   "amin",    "max",       "min",

@@ -50,7 +50,7 @@ struct FamilySpec {
   std::string_view name;    // "sum", "norm_p2", "layer_norm", …
   std::string_view family;  // "reduce", "scan", "softmax", "norm", "linalg", "creation",
                             // "gather", "shape", "sort", "index_write", "search",
-                            // "attention", "rotary"
+                            // "attention", "rotary", "loss"
   bool exact;               // float results exact by definition (selections, triangles)
   std::vector<FamilyCase> (*cases)(DType dtype, Rng& rng, const Device& device);
 };
@@ -74,6 +74,7 @@ std::span<const FamilySpec> index_write_specs();  // conformance_cases_index_wri
 std::span<const FamilySpec> search_specs();       // conformance_cases_index_write.cpp
 std::span<const FamilySpec> attention_specs();    // conformance_cases_attention.cpp
 std::span<const FamilySpec> rotary_specs();       // conformance_cases_rotary.cpp
+std::span<const FamilySpec> loss_specs();         // conformance_cases_loss.cpp
 
 // Seeded values on the host, contiguous: floats of magnitude 2^-6 … 2 with random signs
 // (bounded, so sums cannot overflow in one order and not in another), integers in

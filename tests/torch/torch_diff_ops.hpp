@@ -27,6 +27,8 @@ const std::map<std::string, OpCall>& index_write_op_table();
 const std::map<std::string, OpCall>& attention_op_table();
 // The rotary family's ops (torch_diff_ops_rotary.cpp).
 const std::map<std::string, OpCall>& rotary_op_table();
+// The losses (torch_diff_ops_loss.cpp).
+const std::map<std::string, OpCall>& loss_op_table();
 // An out= tensor of 7s of the case's out_shape, out_dtype and out_layout (contiguous, or a
 // transposed view), as torch_diff_ops_inplace.py's make_out.
 Tensor make_out(const CaseArgs& a, const Device& d);

@@ -301,6 +301,14 @@ TEST_CASE("the catalog's names are the union of the op tables") {
                          {"triu_indices", 0}});
   // scaled_dot_product_attention: the math path's composition (family "attention").
   expect_codes("attention", {{"scaled_dot_product_attention", 0}});
+  // The losses: compositions of reductions, gathers and elementwise ops (family "loss").
+  expect_codes("loss", {{"cross_entropy", 0},
+                        {"nll_loss", 0},
+                        {"mse_loss", 0},
+                        {"l1_loss", 0},
+                        {"smooth_l1_loss", 0},
+                        {"binary_cross_entropy_with_logits", 0},
+                        {"kl_div", 0}});
   // Every op code a family's table names (core/families) is in the catalog under that
   // family: a family added to family_list.inc without catalog entries fails here.
   for (const FamilySpec& spec : all_families()) {
