@@ -6,6 +6,7 @@
 #include "core/errors.hpp"
 #include "core/ops/creation.hpp"
 #include "core/ops/elementwise.hpp"
+#include "core/ops/glu.hpp"
 #include "core/ops/index.hpp"
 #include "core/ops/index_write.hpp"
 #include "core/ops/inplace.hpp"

@@ -71,6 +71,9 @@ std::span<const FamilySpec> shape_specs();  // conformance_cases_shape.cpp
 std::span<const FamilySpec> sort_specs();
 std::span<const FamilySpec> index_write_specs();  // conformance_cases_index_write.cpp
 std::span<const FamilySpec> search_specs();       // conformance_cases_index_write.cpp
+// The gated products (conformance_cases_glu.cpp), family "elementwise": first in
+// family_specs(), so `--families elementwise` runs them beside the table's ops.
+std::span<const FamilySpec> glu_specs();
 
 // Seeded values on the host, contiguous: floats of magnitude 2^-6 … 2 with random signs
 // (bounded, so sums cannot overflow in one order and not in another), integers in

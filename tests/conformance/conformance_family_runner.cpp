@@ -287,7 +287,7 @@ std::span<const FamilySpec> family_specs() {
   static const std::vector<FamilySpec> all = [] {
     std::vector<FamilySpec> v;
     for (auto part :
-         {reduce_specs(), scan_specs(), softmax_norm_specs(), linalg_creation_specs(),
+         {glu_specs(), reduce_specs(), scan_specs(), softmax_norm_specs(), linalg_creation_specs(),
           gather_specs(), sort_specs(), shape_specs(), index_write_specs(), search_specs()})
       v.insert(v.end(), part.begin(), part.end());
     return v;
