@@ -7,6 +7,7 @@
 #include "core/ops/attention.hpp"
 #include "core/ops/creation.hpp"
 #include "core/ops/elementwise.hpp"
+#include "core/ops/glu.hpp"
 #include "core/ops/index.hpp"
 #include "core/ops/index_write.hpp"
 #include "core/ops/inplace.hpp"

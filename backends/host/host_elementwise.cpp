@@ -83,6 +83,42 @@ double sigmoid(double x) {
 double softplus(double x, double beta, double threshold) {
   return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
 }
+// PyTorch's log_sigmoid: min(x, 0) - log1p(e^-|x|), no overflow of e^-x for x << 0.
+// std::min returns its first operand unless the second is smaller: a NaN x stays NaN.
+double log_sigmoid(double x) {
+  return std::min(x, 0.0) - std::log1p(std::exp(-std::fabs(x)));
+}
+// The gated products' activation (the factor that is not the other half as is), computed
+// in T, the compute dtype: float for float32 and the half types, as PyTorch's opmath and every
+// GPU backend compute it, double for float64. So where it underflows to 0 in float32 (e^-b
+// past float32's range), an infinite other half gives NaN, as PyTorch's does, where float64
+// would give the limit ±inf. sigmoid and silu are PyTorch's formulas; the gelu forms are
+// rewritten to be accurate where PyTorch's 1 + erf and 1 + tanh cancel (x < 0): the product
+// scales that error by the other half. 0.5 (1 + tanh u) = 1 / (1 + e^-2u).
+template <class T>
+T gate_of(std::int32_t op, T a, T b) {
+  switch (op) {
+    case abi::kOp_sigmoid_mul:
+      return T(1) / (T(1) + std::exp(-b));
+    case abi::kOp_silu_mul:
+      return a / (T(1) + std::exp(-a));
+    case abi::kOp_gelu_erf_mul:
+      return T(0.5) * a * std::erfc(-a * T(M_SQRT1_2));
+    default: {  // gelu_tanh_mul
+      const T u = T(0.79788456080286535588) * (a + T(0.044715) * a * a * a);
+      return a / (T(1) + std::exp(T(-2) * u));
+    }
+  }
+}
+
+// a * sigmoid(b), silu(a) * b, gelu(a) * b: the activation in the compute dtype, the product
+// in float64, one rounding to the output dtype.
+double gated_product(std::int32_t op, DType compute, double a, double b) {
+  const double other = op == abi::kOp_sigmoid_mul ? a : b;
+  if (compute == DType::kFloat64) return other * gate_of<double>(op, a, b);
+  return other *
+         static_cast<double>(gate_of<float>(op, static_cast<float>(a), static_cast<float>(b)));
+}
 double hardsigmoid(double x) {
   return nan_min(nan_max(x + 3.0, 0.0), 6.0) / 6.0;
 }
@@ -246,6 +282,11 @@ Value apply(const abi::ElementwiseParams& p, const Value* in, const FaultContext
       return from_int(fl && x == INFINITY);
     case abi::kOp_isneginf:
       return from_int(fl && x == -INFINITY);
+    case abi::kOp_log_sigmoid:
+      return from_double(log_sigmoid(x));
+    case abi::kOp_threshold:  // attrs already in x's dtype (core/ops/elementwise.cpp)
+      if (fl) return from_double(x <= attr[0].f ? attr[1].f : x);
+      return from_int(xi <= attr[0].i ? attr[1].i : xi);
     default:
       break;
   }
@@ -338,6 +379,11 @@ Value apply(const abi::ElementwiseParams& p, const Value* in, const FaultContext
     }
     case abi::kOp_where:
       return truthy(in[0]) ? in[1] : in[2];
+    case abi::kOp_sigmoid_mul:
+    case abi::kOp_silu_mul:
+    case abi::kOp_gelu_erf_mul:
+    case abi::kOp_gelu_tanh_mul:
+      return from_double(gated_product(p.op, compute, x, y));
     default:
       break;
   }

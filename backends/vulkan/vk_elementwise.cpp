@@ -47,7 +47,8 @@ bool float_only(const OpInfo& op) {
                     "sinh",     "cosh",       "asinh",     "acosh",      "atanh",   "erfc",
                     "erfinv",   "lgamma",     "digamma",   "deg2rad",    "rad2deg", "logit",
                     "sinc",     "hypot",      "logaddexp", "logaddexp2", "xlogy",   "nextafter",
-                    "copysign", "float_power"});
+                    "copysign", "float_power"}) ||
+         named(op, {"log_sigmoid", "sigmoid_mul", "silu_mul", "gelu_erf_mul", "gelu_tanh_mul"});
 }
 bool integer_only(const OpInfo& op) {
   return named(op, {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",

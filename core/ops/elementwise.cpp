@@ -7,6 +7,8 @@
 #include <limits>
 #include <string>
 
+#include "core/half.hpp"
+#include "core/ops/elementwise_call.hpp"
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/elementwise_rules.hpp"
 #include "core/ops/inplace_destination.hpp"
@@ -292,6 +294,7 @@ NBX_UNARY(rad2deg)
 NBX_UNARY(sinc)
 NBX_UNARY(isposinf)
 NBX_UNARY(isneginf)
+NBX_UNARY(log_sigmoid)
 #undef NBX_UNARY
 
 Tensor square(const Tensor& x) {
@@ -326,6 +329,55 @@ Tensor elu(const Tensor& x, double alpha) {
 Tensor celu(const Tensor& x, double alpha) {
   if (alpha == 0) throw InvalidArgument("celu", "celu: alpha must not be 0 (it divides by alpha).");
   return unary(abi::kOp_celu, x, {f(alpha)});
+}
+
+namespace {
+
+// A scalar as a tensor of `dtype` holds it (after require_fits), in both representations:
+// PyTorch's Scalar::to<T> truncates a float toward zero for integers, wraps uint8's negative
+// integers, and builds float16/bfloat16 from the float32 value (two roundings, as c10::Half).
+abi::ScalarValue value_in_dtype(const Scalar& s, DType dtype) {
+  if (is_floating(dtype)) {
+    double v = s.to_double();
+    if (dtype != DType::kFloat64) v = static_cast<float>(v);
+    if (dtype == DType::kFloat16) v = half_bits_to_double(double_to_half_bits(v));
+    if (dtype == DType::kBFloat16) v = bf16_bits_to_double(double_to_bf16_bits(v));
+    return f(v);
+  }
+  std::int64_t i = s.to_int();  // a float truncates toward zero
+  const auto u = static_cast<std::uint64_t>(i);
+  switch (dtype) {
+    case DType::kInt8:
+      i = static_cast<std::int8_t>(static_cast<std::uint8_t>(u));
+      break;
+    case DType::kUInt8:
+      i = static_cast<std::uint8_t>(u);
+      break;
+    case DType::kInt16:
+      i = static_cast<std::int16_t>(static_cast<std::uint16_t>(u));
+      break;
+    case DType::kInt32:
+      i = static_cast<std::int32_t>(static_cast<std::uint32_t>(u));
+      break;
+    default:
+      break;
+  }
+  return {static_cast<double>(i), i};
+}
+
+}  // namespace
+
+Tensor threshold(const Tensor& x, Scalar threshold, Scalar value) {
+  // Compared and stored in x's dtype, so every backend sees the two values PyTorch does
+  // (threshold(float32 0.1, 0.1, v) replaces: 0.1 is float32's 0.1 there). A bool x is
+  // refused by the dtype rule below, before any conversion matters.
+  if (x.defined() && x.dtype() != DType::kBool) {
+    require_fits("threshold", threshold, x.dtype());
+    require_fits("threshold", value, x.dtype());
+    return unary(abi::kOp_threshold, x,
+                 {value_in_dtype(threshold, x.dtype()), value_in_dtype(value, x.dtype())});
+  }
+  return unary(abi::kOp_threshold, x);
 }
 
 Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
@@ -576,10 +628,18 @@ Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value
   return run({abi::kOp_addcdiv, {&a, &b, &c}, {detail::scalar_value(value)}});
 }
 
+Tensor detail::run_binary_op(abi::ElementwiseOp op, const Tensor& a, const Tensor& b,
+                             std::string_view name) {
+  const TensorOrScalar x(a), y(b);
+  return run({op, {&x, &y}}, name);
+}
+
 std::vector<std::string> elementwise_op_names() {
   std::vector<std::string> names;
+  // The gated products take one fused input, not operands of one shape: the conformance
+  // suite gives them cases of their own (tests/conformance/conformance_cases_glu.cpp).
   for (const OpRule& r : detail::all_rules())
-    if (r.op != abi::kOp_copy) names.emplace_back(r.name);
+    if (r.op != abi::kOp_copy && !detail::takes_fused_halves(r.op)) names.emplace_back(r.name);
   names.emplace_back("masked_fill");
   names.emplace_back("cast");
   for (const char* composite : {"allclose", "clamp_min", "clamp_max"})

@@ -102,6 +102,15 @@ Tensor logit(const Tensor& x, std::optional<double> eps = {});
 Tensor sinc(const Tensor& x);  // sin(pi x) / (pi x), 1 at 0
 Tensor isposinf(const Tensor& x);
 Tensor isneginf(const Tensor& x);
+// Issue 13. log_sigmoid: PyTorch's logsigmoid, min(x, 0) - log1p(exp(-|x|)) (no overflow or
+// cancellation for any |x|); floating dtypes only. threshold: PyTorch's
+// threshold(x, threshold, value), x <= threshold ? value : x (a NaN stays NaN); every dtype
+// but bool, the result x's dtype. Both scalars are converted to x's dtype first, as PyTorch
+// does (an integer dtype truncates 2.5 to 2 and wraps uint8's -1 to 255; float16 rounds), and
+// one that overflows it is refused (InvalidArgument: threshold(int8, 2, 200), a 1e39 value
+// for float32, NaN for an integer dtype).
+Tensor log_sigmoid(const Tensor& x);
+Tensor threshold(const Tensor& x, Scalar threshold, Scalar value);
 
 // ---- binary (either side may be a host scalar) ----
 Tensor add(const TensorOrScalar& a, const TensorOrScalar& b, Scalar alpha = 1);

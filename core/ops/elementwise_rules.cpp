@@ -111,6 +111,15 @@ constexpr OpRule kRules[] = {
     {"nextafter", abi::kOp_nextafter, 2, D::kFloating, R::kPromoted},
     {"float_power", abi::kOp_float_power, 2, D::kAll, R::kFloat64},
     {"isclose", abi::kOp_isclose, 2, D::kAll, R::kBoolOfFloat},
+    // Issue 13. PyTorch has no integer kernel for log_sigmoid and the GLU family, and none
+    // for threshold on bool. The gated products are named after their public ops (glu.hpp):
+    // each takes one fused input, whose halves are the table op's two operands.
+    {"log_sigmoid", abi::kOp_log_sigmoid, 1, D::kFloating, R::kPromoted},
+    {"threshold", abi::kOp_threshold, 1, D::kNoBool, R::kPromoted},
+    {"glu", abi::kOp_sigmoid_mul, 2, D::kFloating, R::kPromoted},
+    {"silu_and_mul", abi::kOp_silu_mul, 2, D::kFloating, R::kPromoted},
+    {"gelu_and_mul", abi::kOp_gelu_erf_mul, 2, D::kFloating, R::kPromoted},
+    {"gelu_tanh_and_mul", abi::kOp_gelu_tanh_mul, 2, D::kFloating, R::kPromoted},
     {"where", abi::kOp_where, 3, D::kAll, R::kPromoted},
     {"clamp", abi::kOp_clamp, 3, D::kNoBool, R::kPromoted},
     {"lerp", abi::kOp_lerp, 3, D::kFloating, R::kPromoted},
@@ -166,6 +175,11 @@ const OpRule* rule_named(std::string_view name) {
   for (const OpRule& r : kRules)
     if (r.name == name) return &r;
   return nullptr;
+}
+
+bool takes_fused_halves(abi::ElementwiseOp op) {
+  return op == abi::kOp_sigmoid_mul || op == abi::kOp_silu_mul || op == abi::kOp_gelu_erf_mul ||
+         op == abi::kOp_gelu_tanh_mul;
 }
 
 ElementwiseTypes plan_elementwise_types(const OpRule& rule, std::span<const PromotionOperand> promo,

@@ -63,5 +63,8 @@ const OpRule& rule_for(abi::ElementwiseOp op);
 std::span<const OpRule> all_rules();
 // The rule named `name` ("add", "gelu_tanh", …), or nullptr.
 const OpRule* rule_named(std::string_view name);
+// The gated products (glu, silu_and_mul, gelu_and_mul, gelu_tanh_and_mul; glu.hpp): binary
+// table ops whose public op takes one fused tensor and passes its two halves.
+bool takes_fused_halves(abi::ElementwiseOp op);
 
 }  // namespace nbx::ops::detail

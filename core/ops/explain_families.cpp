@@ -160,6 +160,36 @@ void explain_elementwise(const OpEntry& entry, const ExplainCall& call, OpExplan
   out.kernel += "; variant " + variant_name(KernelFamily::kElementwise, p.variant) + ")";
 }
 
+void explain_gated(const OpEntry& entry, const ExplainCall& call, OpExplanation& out) {
+  const std::string& name = entry.name;
+  const Shape halves = plan_halves(name, call.shapes[0], -1);
+  // Two halves of one tensor: two operands of x's dtype and the output's shape.
+  const OpRule& rule = rule_for(static_cast<abi::ElementwiseOp>(entry.code));
+  const PromotionOperand promo[] = {{call.dtypes[0], OperandKind::kTensor},
+                                    {call.dtypes[0], OperandKind::kTensor}};
+  const PlanTarget& target = call.target;
+  const ElementwiseTypes t = plan_elementwise_types(rule, promo, std::nullopt, target.caps,
+                                                    target.device_id, target.device_name, name);
+  out.output = describe(t.out_dtype, halves);
+  out.choices.push_back({"split", "halves of the last dim", "", "",
+                         "a = x[..., :d] and b = x[..., d:] are two views of x (strides, an "
+                         "offset of d elements): no copy, one launch."});
+  out.choices.push_back(
+      {"out_dtype", name_of(t.out_dtype), "", "", "x's dtype (floating dtypes only, as PyTorch)."});
+  const bool bf16 = t.input_dtype == DType::kBFloat16;
+  out.choices.push_back({"compute_dtype", name_of(t.compute_dtype), bf16 ? "bf16" : "",
+                         bf16 ? target.caps.bf16.source : "",
+                         is_half_type(t.input_dtype)
+                             ? "16-bit floats compute in float32 and round once at the end."
+                             : "computed in the input dtype."});
+  abi::ElementwiseParams p{};
+  p.numel = numel(halves);
+  plan_elementwise_variant(p, target, out.choices);
+  out.kernel = "elementwise (op " + entry.table_op +
+               "; strided: the halves read through x's strides; variant " +
+               variant_name(KernelFamily::kElementwise, p.variant) + ")";
+}
+
 void explain_cast(const OpEntry& entry, const ExplainCall& call, OpExplanation& out) {
   const DType from = call.dtypes[0];
   const DType to = call.dtypes.size() > 1 ? call.dtypes[1] : from;

@@ -7,6 +7,8 @@
 namespace nbx::ops::detail {
 
 void explain_elementwise(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+// glu, silu_and_mul, gelu_and_mul: one input split in halves along its last dim.
+void explain_gated(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_cast(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_creation(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_reduce(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);

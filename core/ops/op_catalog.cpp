@@ -287,6 +287,14 @@ void add_elementwise(std::vector<OpEntry>& ops) {
     }
     // The public name is the dtype rule's (gelu_erf is "gelu").
     ops.push_back(elementwise_entry(detail::rule_for(t.code), t.name, t.arity));
+    if (detail::takes_fused_halves(t.code)) {  // one input: its halves are a and b
+      OpEntry& g = ops.back();
+      g.operands = 1;
+      g.operand_names = "x (split in halves a, b along the last dim)";
+      g.example_dtypes = {DType::kFloat32};
+      g.example_shapes = {kRows};
+      g.explain = detail::explain_gated;
+    }
     if (t.code == abi::kOp_where) {
       OpEntry m = ops.back();
       m.name = "masked_fill";
@@ -468,6 +476,10 @@ std::vector<OpEntry> build_catalog() {
   scaled.operand_names = "x (along the last dim; the mask changes no decision)";
   scaled.explain = detail::explain_softmax;
   ops.push_back(std::move(scaled));
+  OpEntry tempered = ops.back();  // softmax(x / T): scale 1 / T, the same plan
+  tempered.name = "softmax_with_temperature";
+  tempered.operand_names = "x (along the last dim; the temperature changes no decision)";
+  ops.push_back(std::move(tempered));
 
   OpEntry norms = rows;
   norms.operand_names = "x (layer/rms norm: over the last dim; group/batch norm: [N, C, *])";

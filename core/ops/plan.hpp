@@ -98,5 +98,8 @@ ElementPlan plan_triangle(std::string_view op, const Shape& x, DType dtype,
                           const PlanTarget& target);
 // eye: an n × m identity written by the fill kernel.
 ElementPlan plan_eye(std::int64_t n, std::int64_t m, DType dtype, const PlanTarget& target);
+// The GLU family's split (glu.hpp): the output's shape, x's with `dim` halved. Throws
+// InvalidArgument naming `op` and the shape for a 0-d x, a dim out of range or an odd size.
+Shape plan_halves(std::string_view op, const Shape& x, std::int64_t dim);
 
 }  // namespace nbx::ops

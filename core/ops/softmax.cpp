@@ -1,6 +1,9 @@
 #include "core/ops/softmax.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <mutex>
 #include <string>
 
@@ -126,6 +129,33 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype
 Tensor scaled_masked_softmax(const Tensor& x, std::int64_t dim, double scale,
                              const std::optional<Tensor>& mask, bool log) {
   return run("scaled_masked_softmax", x, dim, scale, mask, log, {});
+}
+
+Tensor softmax_with_temperature(const Tensor& x, std::int64_t dim, double temperature) {
+  if (!(std::isfinite(temperature) && temperature > 0)) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%g", temperature);
+    throw InvalidArgument("softmax_with_temperature",
+                          std::string("softmax_with_temperature: the temperature must be finite "
+                                      "and greater than 0, not ") +
+                              t + ".");
+  }
+  // The kernels compute scale * x in their accumulate dtype: x * (1 / T) for PyTorch's x / T,
+  // within one rounding of it. A scale past that dtype's range would turn every row into
+  // infinities and NaN on the GPUs (float32 accumulation) while the host's float64 is fine.
+  const double scale = 1.0 / temperature;
+  const bool wide = x.defined() && x.dtype() == DType::kFloat64;
+  const double largest = wide ? std::numeric_limits<double>::max()
+                              : static_cast<double>(std::numeric_limits<float>::max());
+  if (!(scale <= largest)) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%g", temperature);
+    throw InvalidArgument("softmax_with_temperature",
+                          std::string("softmax_with_temperature: the temperature ") + t +
+                              " is too small: its reciprocal overflows " +
+                              (wide ? "float64" : "float32") + ", the rows' arithmetic.");
+  }
+  return run("softmax_with_temperature", x, dim, scale, {}, false, {});
 }
 
 }  // namespace nbx::ops

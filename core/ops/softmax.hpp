@@ -15,6 +15,12 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype
 // masked row gives zeros (log: -inf).
 Tensor scaled_masked_softmax(const Tensor& x, std::int64_t dim, double scale,
                              const std::optional<Tensor>& mask = {}, bool log = false);
+// softmax(x / temperature) (sampling's temperature): the softmax kernel with scale
+// 1 / temperature, one launch. Floating x only, as softmax (PyTorch's x / T would promote an
+// integer x to float32: cast it first). A temperature that is not finite and positive, or
+// whose reciprocal overflows the rows' arithmetic (float32 but for float64 x), is
+// InvalidArgument (T -> 0 is argmax, which this op does not approximate).
+Tensor softmax_with_temperature(const Tensor& x, std::int64_t dim, double temperature);
 
 // ---- out= forms (core/ops/inplace_out.cpp) ----
 // The result (of x's dtype, or `dtype`) written into `out` (returned), which must have x's

@@ -12,7 +12,12 @@ namespace {
   NBX_BINARY(add, T), NBX_BINARY(sub, T), NBX_BINARY(mul, T), NBX_BINARY(div, T),              \
       NBX_BINARY(maximum, T), NBX_BINARY(minimum, T), NBX_UNARY(copy, T), NBX_UNARY(neg, T),   \
       NBX_UNARY(relu, T), NBX_UNARY(silu, T), NBX_UNARY(gelu_erf, T), NBX_UNARY(gelu_tanh, T), \
-      NBX_UNARY(exp, T), NBX_UNARY(sigmoid, T), NBX_UNARY(tanh, T)
+      NBX_UNARY(exp, T), NBX_UNARY(sigmoid, T), NBX_UNARY(tanh, T), NBX_GATED_OPS(T)
+// The gated products (glu.hpp): the halves of an [n, 2d] input take the rows path (row
+// stride 2d, unit column stride) with vector loads wherever d keeps them aligned.
+#define NBX_GATED_OPS(T)                                                            \
+  NBX_BINARY(sigmoid_mul, T), NBX_BINARY(silu_mul, T), NBX_BINARY(gelu_erf_mul, T), \
+      NBX_BINARY(gelu_tanh_mul, T)
 #define NBX_CAST(TIN, TOUT) fast_entry<abi::kOp_copy, TIN, TOUT, float, 1>()
 
 constexpr FastEntry kEntries[] = {

@@ -210,6 +210,10 @@ NBX_GPU_INLINE C apply_float_op(int op, C a, C b, C c, const OpContext<C>& k) {
       return (isinf(a) && a > zero) ? one : zero;
     case abi::kOp_isneginf:
       return (isinf(a) && a < zero) ? one : zero;
+    case abi::kOp_log_sigmoid:  // min(x, 0) - log1p(e^-|x|): e^-x overflows for x << 0
+      return (a < zero ? a : zero) - log1p(exp(-fabs(a)));
+    case abi::kOp_threshold:  // attrs in x's dtype (a NaN x compares false and stays)
+      return a <= k.attr[0] ? k.attr[1] : a;
     case abi::kOp_add:
       return a + k.attr[0] * b;
     case abi::kOp_sub:
@@ -284,6 +288,18 @@ NBX_GPU_INLINE C apply_float_op(int op, C a, C b, C c, const OpContext<C>& k) {
       return isclose_in<C>(a, b, k.attr[0], k.attr[1], k.attr[2] != zero, k.in_dtype) ? one : zero;
     case abi::kOp_where:
       return a != zero ? b : c;
+    // The gated products (glu.hpp): a and b are the two halves of one input. The gelu
+    // forms avoid 1 + erf and 1 + tanh, which cancel for a < 0 (the host's gate_of says why).
+    case abi::kOp_sigmoid_mul:
+      return a * (one / (one + exp(-b)));
+    case abi::kOp_silu_mul:
+      return a / (one + exp(-a)) * b;
+    case abi::kOp_gelu_erf_mul:
+      return half * a * erfc(-a * C(0.70710678118654752440)) * b;
+    case abi::kOp_gelu_tanh_mul: {
+      const C u = C(0.79788456080286535588) * (a + C(0.044715) * a * a * a);
+      return a / (one + exp(C(-2) * u)) * b;
+    }
     case abi::kOp_clamp:
       return nan_min(nan_max(a, b), c);
     case abi::kOp_lerp: {
@@ -341,6 +357,8 @@ NBX_GPU_INLINE i64 apply_int_op(int op, i64 a, i64 b, i64 c, const OpContext<i64
     case abi::kOp_isposinf:
     case abi::kOp_isneginf:
       return 0;
+    case abi::kOp_threshold:  // attrs already wrapped to the dtype's width
+      return a <= k.attr[0] ? k.attr[1] : a;
     case abi::kOp_add:
       return i64(u64(a) + u64(k.attr[0]) * u64(b));
     case abi::kOp_sub:

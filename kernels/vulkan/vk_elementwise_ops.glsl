@@ -161,6 +161,7 @@ NBX_FLOAT_HELPERS(double)
   case OP_isnan: return isnan(a) ? T(1) : T(0);                                           \
   case OP_isinf: return isinf(a) ? T(1) : T(0);                                           \
   case OP_isfinite: return (isnan(a) || isinf(a)) ? T(0) : T(1);                          \
+  case OP_threshold: return a <= A(0) ? A(1) : a; /* attrs in x's dtype; NaN stays */   \
   case OP_nan_to_num:                                                                     \
     if (isnan(a)) return A(0);                                                            \
     if (isinf(a)) return a > T(0) ? A(1) : A(2);                                          \
@@ -346,6 +347,15 @@ float opF(float a, float b, float c, uint pos) {
     case OP_selu:
       return 1.0507009873554805 * (a > 0.0 ? a : 1.6732632423543772 * nbx_expm1(a));
     case OP_celu: return a > 0.0 ? a : attrF(0) * nbx_expm1(a / attrF(0));
+    // min(x, 0) - log1p(e^-|x|); GLSL's min of a NaN may return either operand.
+    case OP_log_sigmoid: return isnan(a) ? a : min(a, 0.0) - nbx_log1p(nbx_exp(-abs(a)));
+    // The gated products (core/ops/glu.hpp): a and b are the two halves of one input; the
+    // gelu forms avoid 1 + erf and 1 + tanh, which cancel for a < 0 (host_elementwise.cpp).
+    case OP_sigmoid_mul: return a * nbx_sigmoid(b);
+    case OP_silu_mul: return a / (1.0 + nbx_exp(-a)) * b;
+    case OP_gelu_erf_mul: return 0.5 * a * nbx_erfc(-a * 0.70710678118654752) * b;
+    case OP_gelu_tanh_mul:
+      return a / (1.0 + nbx_exp(-1.5957691216057307 * (a + 0.044715 * a * a * a))) * b;
     case OP_pow: return nbx_pow(a, b);
     case OP_atan2: return nbx_atan2(a, b);
     default: return kNaN;
@@ -427,6 +437,13 @@ double opD(double a, double b, double c, uint pos) {
     case OP_selu:
       return 1.0507009873554804934LF * (a > 0.0LF ? a : 1.6732632423543772848LF * nbx_expm1_d(a));
     case OP_celu: return a > 0.0LF ? a : attrD(0) * nbx_expm1_d(a / attrD(0));
+    case OP_log_sigmoid:
+      return isnan(a) ? a : min(a, 0.0LF) - nbx_log1p_d(nbx_exp_d(-abs(a)));
+    case OP_sigmoid_mul: return a * nbx_sigmoid_d(b);
+    case OP_silu_mul: return a / (1.0LF + nbx_exp_d(-a)) * b;
+    case OP_gelu_erf_mul: return 0.5LF * a * nbx_erfc(-a * 0.70710678118654752LF) * b;
+    case OP_gelu_tanh_mul:
+      return a / (1.0LF + nbx_exp_d(-1.5957691216057307LF * (a + 0.044715LF * a * a * a))) * b;
     case OP_sin: return nbx_sin_d(a);
     case OP_cos: return nbx_cos_d(a);
     case OP_tan: return nbx_tan_d(a);
@@ -453,6 +470,7 @@ double opD(double a, double b, double c, uint pos) {
   case OP_signbit: return a < T(0) ? T(1) : T(0);                                          \
   case OP_square: return a * a;                                                            \
   case OP_isposinf: case OP_isneginf: return T(0);                                         \
+  case OP_threshold: return a <= A(0) ? A(1) : a;                                          \
   case OP_add: return a + A(0) * b;                                                        \
   case OP_sub: return a - A(0) * b;                                                        \
   case OP_mul: return a * b;                                                               \

@@ -101,6 +101,13 @@ const OpSpec kSpecs[] = {
     NBX_UNARY_KIND_SPEC(sinc, K::kWideMagnitude, ops::sinc(x)),
     NBX_UNARY_SPEC(isposinf, ops::isposinf(x)),
     NBX_UNARY_SPEC(isneginf, ops::isneginf(x)),
+    // Issue 13: log_sigmoid where e^-x overflows; threshold between the drawn values, its
+    // value negative (uint8 wraps -3 to 253, as PyTorch) and 0.1 rounded to each float dtype.
+    NBX_UNARY_KIND_SPEC(log_sigmoid, K::kWideMagnitude, ops::log_sigmoid(x)),
+    {"threshold", 1, {K::kGeneral}, false, false, false,
+     [](Operands a, DType d, DType) {
+       return is_floating(d) ? ops::threshold(t(a, 0), 0.1, -2.5) : ops::threshold(t(a, 0), 1, -3);
+     }},
     NBX_BINARY_SPEC(add, K::kGeneral, false),
     NBX_BINARY_SPEC(sub, K::kGeneral, false),
     NBX_BINARY_SPEC(mul, K::kGeneral, false),

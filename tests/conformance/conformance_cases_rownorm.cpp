@@ -258,6 +258,16 @@ const FamilySpec kSpecs[] = {
            d, r, dev, [](const Tensor& x, std::int64_t dim) { return ops::log_softmax(x, dim); },
            true);
      }},
+    // softmax(x / 0.3): the scale 1 / T, not a power of two, through every case above.
+    {"softmax_with_temperature", "softmax", false,
+     [](DType d, Rng& r, const Device& dev) {
+       return softmax_cases(
+           d, r, dev,
+           [](const Tensor& x, std::int64_t dim) {
+             return ops::softmax_with_temperature(x, dim, 0.3);
+           },
+           false);
+     }},
     {"scaled_masked_softmax", "softmax", false,
      [](DType d, Rng& r, const Device& dev) { return masked_cases(d, r, dev, false); }},
     {"scaled_masked_log_softmax", "softmax", false,

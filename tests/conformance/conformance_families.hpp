@@ -75,6 +75,9 @@ std::span<const FamilySpec> search_specs();       // conformance_cases_index_wri
 std::span<const FamilySpec> attention_specs();    // conformance_cases_attention.cpp
 std::span<const FamilySpec> rotary_specs();       // conformance_cases_rotary.cpp
 std::span<const FamilySpec> loss_specs();         // conformance_cases_loss.cpp
+// The gated products (conformance_cases_glu.cpp), family "elementwise": first in
+// family_specs(), so `--families elementwise` runs them beside the table's ops.
+std::span<const FamilySpec> glu_specs();
 
 // Seeded values on the host, contiguous: floats of magnitude 2^-6 … 2 with random signs
 // (bounded, so sums cannot overflow in one order and not in another), integers in

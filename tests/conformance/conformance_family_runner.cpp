@@ -286,10 +286,10 @@ namespace nbx::conformance {
 std::span<const FamilySpec> family_specs() {
   static const std::vector<FamilySpec> all = [] {
     std::vector<FamilySpec> v;
-    for (auto part : {reduce_specs(), scan_specs(), softmax_norm_specs(), linalg_creation_specs(),
-                      gather_specs(), sort_specs(), shape_specs(), index_write_specs(),
-                      search_specs(), attention_specs(), rotary_specs(),
-                      loss_specs()})
+    for (auto part :
+         {glu_specs(), reduce_specs(), scan_specs(), softmax_norm_specs(), linalg_creation_specs(),
+          gather_specs(), sort_specs(), shape_specs(), index_write_specs(), search_specs(),
+          attention_specs(), rotary_specs(), loss_specs()})
       v.insert(v.end(), part.begin(), part.end());
     return v;
   }();

@@ -92,6 +92,12 @@ constexpr OpInfo kOps[] = {
     B(le, kAll, true, Role::kGeneral),
     B(gt, kAll, true, Role::kGeneral),
     B(ge, kAll, true, Role::kGeneral),
+    U(log_sigmoid, kFloat, false),
+    U(threshold, kNumeric, false),
+    B(sigmoid_mul, kFloat, false, Role::kGeneral),
+    B(silu_mul, kFloat, false, Role::kGeneral),
+    B(gelu_erf_mul, kFloat, false, Role::kGeneral),
+    B(gelu_tanh_mul, kFloat, false, Role::kGeneral),
     T(where, kAll),
     T(clamp, kNumeric),
     T(lerp, kFloat),
@@ -149,6 +155,10 @@ void set_attrs(Case& c, int op) {
       break;
     case abi::kOp_nan_to_num:
       c.attrs[0] = both(0.25), c.attrs[1] = both(100.0), c.attrs[2] = both(-100.0);
+      break;
+    case abi::kOp_threshold:  // as the wrapper passes them: already in the dtype
+      c.attrs[0] = fl ? abi::ScalarValue{0.5, 0} : both(1);
+      c.attrs[1] = both(-3);
       break;
     default:
       break;

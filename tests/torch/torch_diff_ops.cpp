@@ -104,6 +104,19 @@ const std::map<std::string, OpCall>& op_table() {
          return {
              ops::nan_to_num(a.t(0), a.real("nan"), a.opt_real("posinf"), a.opt_real("neginf"))};
        }},
+      // ---- issue 13: GLU and friends ----
+      {"glu", [](A a, D) -> Outputs { return {ops::glu(a.t(0), a.integer("dim"))}; }},
+      {"silu_and_mul", [](A a, D) -> Outputs { return {ops::silu_and_mul(a.t(0))}; }},
+      {"gelu_and_mul", [](A a, D) -> Outputs { return {ops::gelu_and_mul(a.t(0))}; }},
+      {"gelu_tanh_and_mul",
+       [](A a, D) -> Outputs {
+         return {ops::gelu_and_mul(a.t(0), ops::GeluApproximation::kTanh)};
+       }},
+      {"log_sigmoid", unary(ops::log_sigmoid)},
+      {"threshold",
+       [](A a, D) -> Outputs {
+         return {ops::threshold(a.t(0), a.scalar("threshold"), a.scalar("value"))};
+       }},
       // ---- binary elementwise ----
       {"add", [](A a, D) -> Outputs { return {ops::add(a.ts(0), a.ts(1), a.scalar("alpha"))}; }},
       {"sub", [](A a, D) -> Outputs { return {ops::sub(a.ts(0), a.ts(1), a.scalar("alpha"))}; }},
@@ -181,6 +194,10 @@ const std::map<std::string, OpCall>& op_table() {
        [](A a, D) -> Outputs {
          return {ops::scaled_masked_softmax(a.t(0), a.integer("dim"), a.real("scale"), a.opt_t(1),
                                             a.flag("log"))};
+       }},
+      {"softmax_with_temperature",
+       [](A a, D) -> Outputs {
+         return {ops::softmax_with_temperature(a.t(0), a.integer("dim"), a.real("temperature"))};
        }},
       // ---- normalizations ----
       {"layer_norm",

@@ -15,9 +15,9 @@ import torch.nn.functional as F
 
 from torch_diff_compare import (EXACT, Tol, abs_problem, abs_problem_of, alpha_magnitude,
                                 arg_magnitude, bounds, erfinv_problem, gamma_problem,
-                                lerp_problem, log_magnitude, moments_problem, norm_problem,
-                                operand_magnitude, row_magnitude, softmax_magnitude,
-                                unit_magnitude)
+                                largest_input, lerp_problem, log_magnitude, moments_problem,
+                                norm_problem, operand_magnitude, row_magnitude,
+                                softmax_magnitude, tensors, unit_magnitude)
 from torch_diff_gen import ALL, DTYPES, FLOATS, INTS, NUMERIC, S, TensorIn
 
 OPS = {}
@@ -307,6 +307,15 @@ def gen_masked_softmax(g):
     mask = g.tensor([1 if g.chance(0.3) else k for k in s], "bool") if g.chance(0.7) else None
     return [g.tensor(s, g.pick(FLOATS)), mask], {
         "dim": g.int(-rank, rank - 1), "scale": S(g.pick([1.0, 0.125, 2.0])), "log": g.chance(0.3)}
+
+
+def gen_tempered_softmax(g):
+    s = g.big_shape() if g.chance(0.15) else g.shape(min_rank=1)
+    rank = len(s)
+    # "moderate": no near-max values, which x / T overflows in PyTorch's float32 (NaN rows)
+    # and not in the host's float64 (README: a float64 reference).
+    return [g.tensor(s, g.pick(FLOATS), "moderate")], {
+        "dim": g.int(-rank, rank - 1), "temperature": S(g.pick([0.7, 2.0, 0.25, 1.3]))}
 
 
 def torch_masked_softmax(x, a):
@@ -709,6 +718,59 @@ op("nan_to_num", unary(attrs=lambda g: {"nan": S(g.pick([0.0, 1.5])),
                                         "neginf": S(-7.0) if g.chance(0.5) else None}),
    lambda x, a: torch.nan_to_num(x[0], a["nan"], a["posinf"], a["neginf"]))
 
+
+# ---- issue 13: GLU and friends ----
+def gen_gated(any_dim):
+    """One fused input: its split dim (the last, or any for glu) doubled to be even, odd at
+    times (refused alike); integers at times (refused alike)."""
+    def gen(g):
+        s = g.shape(min_rank=1, max_numel=300)
+        dim = g.int(-len(s), len(s) - 1) if any_dim else -1
+        if g.chance(0.9): s[dim] *= 2
+        dtype = g.pick(FLOATS * 4 + ["int32"])
+        return [g.tensor(s, dtype)], {"dim": dim}
+    return gen
+
+
+def halves(t, dim):
+    """a, b: the halves of t along dim; RuntimeError for an odd size, as F.glu raises (x[..., :d]
+    and x[..., d:] of a size-1 dim would broadcast instead)."""
+    n = t.shape[dim]
+    if n % 2: raise RuntimeError(f"halving dimension must be even, but it is size {n}")
+    return t.narrow(dim, 0, n // 2), t.narrow(dim, n // 2, n // 2)
+
+
+def gated_problem(ctx):
+    """|a| |b|: gelu(a) = a (1 + erf(a / sqrt 2)) / 2 cancels for a < 0 (gelu's arg_magnitude),
+    and the product scales that absolute error by |b|."""
+    a, b = halves(tensors(ctx)[0].double().abs(), -1)
+    return a * b
+
+
+def torch_threshold(x, a):
+    """F.threshold with both scalars in x's dtype, as PyTorch's CUDA kernel (and 1.13's CPU
+    one for bfloat16) converts them: 1.13's CPU has no float16 kernel, so float16 runs in
+    float32 on the scalars rounded to float16 (torch.full refuses what overflows it, as
+    PyTorch's conversion does)."""
+    t, th, v = x[0], a["threshold"], a["value"]
+    if t.dtype != torch.float16: return F.threshold(t, th, v)
+    th, v = (torch.full([], s, dtype=torch.float16).item() for s in (th, v))
+    return F.threshold(t.float(), th, v).half()
+
+
+op("glu", gen_gated(True), lambda x, a: F.glu(x[0], a["dim"]), T4)
+op("silu_and_mul", gen_gated(False), lambda x, a: F.silu(halves(x[0], -1)[0]) * halves(x[0], -1)[1],
+   T4)
+op("gelu_and_mul", gen_gated(False),
+   lambda x, a: F.gelu(halves(x[0], -1)[0]) * halves(x[0], -1)[1], Tol(4, gated_problem))
+op("gelu_tanh_and_mul", gen_gated(False),
+   lambda x, a: F.gelu(halves(x[0], -1)[0], approximate="tanh") * halves(x[0], -1)[1],
+   Tol(4, gated_problem))
+op("log_sigmoid", unary(FLOATS * 4 + ["int64"]), lambda x, a: F.logsigmoid(x[0]), T4)
+op("threshold", unary(ALL, attrs=lambda g: {
+    "threshold": S(g.pick([0, 2, -1, 0.5, 0.1, -2.5, 1e-3, 300])),
+    "value": S(g.pick([0, -1, 7, 0.25, -1.5, 1e5, float("inf")]))}), torch_threshold, EXACT, 40)
+
 # ---- binary elementwise ----
 op("add", binary(attrs=alpha), with_alpha(torch.add), SUM, 40)
 op("sub", binary(attrs=alpha), with_alpha(torch.sub), Tol(2, abs_problem_of(with_alpha(torch.add))),
@@ -801,6 +863,9 @@ op("log_softmax", gen_softmax,
    Tol(4, row_magnitude), 30)
 op("scaled_masked_softmax", gen_masked_softmax, torch_masked_softmax,
    Tol(4, row_magnitude), 30)
+op("softmax_with_temperature", gen_tempered_softmax,
+   lambda x, a: torch.softmax(x[0] / a["temperature"], a["dim"]),
+   Tol(4, lambda ctx: ctx.e.abs() * largest_input(ctx) / ctx.a["temperature"]), 30)
 
 # ---- normalizations ----
 op("layer_norm", gen_layer_norm,

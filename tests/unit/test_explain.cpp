@@ -200,7 +200,12 @@ TEST_CASE("the catalog's names are the union of the op tables") {
     for (const ops::OpEntry* e : found) {
       CHECK(e->code == r.code);
       expected.insert(e->name);
-      if (e->name != "masked_fill" && e->table_op != "copy") CHECK(e->operands == r.arity);
+      // The gated products take one fused input, whose halves are the table op's operands.
+      const bool fused = e->name == "glu" || e->name == "silu_and_mul" ||
+                         e->name == "gelu_and_mul" || e->name == "gelu_tanh_and_mul";
+      if (fused) CHECK(e->operands == 1);
+      if (!fused && e->name != "masked_fill" && e->table_op != "copy")
+        CHECK(e->operands == r.arity);
     }
   }
   for (const Row& r : reductions) {
@@ -234,7 +239,8 @@ TEST_CASE("the catalog's names are the union of the op tables") {
                         {"logcumsumexp", abi::kScan_logcumsumexp}});
   expect_codes("softmax", {{"softmax", abi::kSoftmax_softmax},
                            {"log_softmax", abi::kSoftmax_log_softmax},
-                           {"scaled_masked_softmax", abi::kSoftmax_softmax}});
+                           {"scaled_masked_softmax", abi::kSoftmax_softmax},
+                           {"softmax_with_temperature", abi::kSoftmax_softmax}});
   expect_codes("norm", {{"layer_norm", abi::kNorm_layer_norm},
                         {"rms_norm", abi::kNorm_rms_norm},
                         {"group_norm", abi::kNorm_group_norm},
@@ -400,6 +406,8 @@ TEST_CASE("explain's output is what each non-elementwise op returns on the host"
   check_op("softmax", {{4, 7}}, [](V t) { return ops::softmax(t[0], -1); });
   check_op("scaled_masked_softmax", {{4, 7}},
            [](V t) { return ops::scaled_masked_softmax(t[0], -1, 0.5); });
+  check_op("softmax_with_temperature", {{4, 7}},
+           [](V t) { return ops::softmax_with_temperature(t[0], -1, 0.5); });
   check_op("layer_norm", {{4, 7}}, [](V t) { return ops::layer_norm(t[0], {7}); });
   check_op("rms_norm", {{4, 7}}, [](V t) { return ops::rms_norm(t[0], {7}); });
   check_op("group_norm", {{2, 6, 3}}, [](V t) { return ops::group_norm(t[0], 3); }, {3});

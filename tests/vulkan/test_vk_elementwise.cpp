@@ -49,7 +49,8 @@ std::vector<DType> dtypes_for(std::string_view op) {
       in(op, {"log1p",      "expm1",   "log10",     "asin",     "acos",       "atan",   "sinh",
               "cosh",       "asinh",   "acosh",     "atanh",    "erfc",       "erfinv", "lgamma",
               "digamma",    "deg2rad", "rad2deg",   "logit",    "sinc",       "hypot",  "logaddexp",
-              "logaddexp2", "xlogy",   "nextafter", "copysign", "float_power"});
+              "logaddexp2", "xlogy",   "nextafter", "copysign", "float_power"}) ||
+      in(op, {"log_sigmoid", "sigmoid_mul", "silu_mul", "gelu_erf_mul", "gelu_tanh_mul"});
   const bool bits = in(op, {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"});
   const bool any = in(op, {"isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
                            "logical_xor", "eq", "ne", "lt", "le", "gt", "ge", "where", "copy"});
@@ -80,6 +81,7 @@ void set_attrs(std::string_view op, abi::ElementwiseParams& p) {
   if (in(op, {"add", "sub"})) a(0, 2.0, 2);
   if (op == "softplus") a(0, 1.5, 0), a(1, 15.0, 0);
   if (op == "leaky_relu") a(0, 0.1, 0);
+  if (op == "threshold") a(0, 0.5, 1), a(1, -2.5, -3);
   if (op == "elu") a(0, 1.3, 0);
   if (op == "celu") a(0, 0.7, 0);
   if (op == "nan_to_num") a(0, 0.25, 0), a(1, 1000.0, 0), a(2, -1000.0, 0);
