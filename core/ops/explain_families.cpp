@@ -80,6 +80,15 @@ void choose_row_variant(KernelFamily family, const RowPlan& plan, std::int32_t o
   }
 }
 
+// The compute dtype of an elementwise plan that does not widen: bf16 names its capability.
+PlanChoice compute_choice(const ElementwiseTypes& t, const PlanTarget& target,
+                          const char* half_reason) {
+  const bool bf16 = t.input_dtype == DType::kBFloat16;
+  return {"compute_dtype", name_of(t.compute_dtype), bf16 ? "bf16" : "",
+          bf16 ? target.caps.bf16.source : "",
+          is_half_type(t.input_dtype) ? half_reason : "computed in the input dtype."};
+}
+
 }  // namespace
 
 // Families with one variant on every backend name it, so every op's explanation says
@@ -146,12 +155,8 @@ void explain_elementwise(const OpEntry& entry, const ExplainCall& call, OpExplan
                "operands at or above 2^24 are refused by name at run time."
              : "integer true division widens through float64 (exact below 2^53)."});
   } else {
-    const bool bf16 = t.input_dtype == DType::kBFloat16;
-    out.choices.push_back({"compute_dtype", name_of(t.compute_dtype), bf16 ? "bf16" : "",
-                           bf16 ? target.caps.bf16.source : "",
-                           is_half_type(t.input_dtype)
-                               ? "16-bit floats are stored as 16 bits and computed in float32."
-                               : "computed in the input dtype."});
+    out.choices.push_back(
+        compute_choice(t, target, "16-bit floats are stored as 16 bits and computed in float32."));
   }
   abi::ElementwiseParams p{};
   p.numel = numel(out_shape);
@@ -176,12 +181,8 @@ void explain_gated(const OpEntry& entry, const ExplainCall& call, OpExplanation&
                          "offset of d elements): no copy, one launch."});
   out.choices.push_back(
       {"out_dtype", name_of(t.out_dtype), "", "", "x's dtype (floating dtypes only, as PyTorch)."});
-  const bool bf16 = t.input_dtype == DType::kBFloat16;
-  out.choices.push_back({"compute_dtype", name_of(t.compute_dtype), bf16 ? "bf16" : "",
-                         bf16 ? target.caps.bf16.source : "",
-                         is_half_type(t.input_dtype)
-                             ? "16-bit floats compute in float32 and round once at the end."
-                             : "computed in the input dtype."});
+  out.choices.push_back(
+      compute_choice(t, target, "16-bit floats compute in float32 and round once at the end."));
   abi::ElementwiseParams p{};
   p.numel = numel(halves);
   plan_elementwise_variant(p, target, out.choices);
