@@ -14,6 +14,7 @@
 
 #include "core/ops/explain.hpp"
 #include "core/ops/glu.hpp"
+#include "core/ops/inplace.hpp"
 #include "core/ops/softmax.hpp"
 #include "tests/unit/elementwise_test_util.hpp"
 #include "tests/unit/present_devices.hpp"
@@ -276,6 +277,28 @@ TEST_CASE("threshold: x <= threshold ? value : x in x's dtype, as PyTorch conver
   // float64 holds 1e39, and inf converts to any floating dtype.
   check_floats(ops::threshold(make(float64, {1.0, 2.0}), 1.5, 1e39), float64, {1e39, 2.0});
   check_floats(ops::threshold(make(float16, {1.0, 2.0}), 1.5, kInf), float16, {kInf, 2.0});
+}
+
+TEST_CASE("threshold_ writes in place and log_sigmoid_out into out, as PyTorch's forms") {
+  on_every_device([](const Device& d) {
+    // torch.threshold_(torch.tensor([1., 2., nan, -3.]), 1.5, -7.) -> [-7, 2, nan, -7], in place
+    const Tensor x = make(float32, {1.0, 2.0, kNaN, -3.0}).to(d);
+    const Tensor same = ops::threshold_(x, 1.5, -7.0);
+    CHECK(same.storage() == x.storage());
+    check_floats(x, float32, {-7.0, 2.0, kNaN, -7.0}, 0);
+    // A transposed view is written through its strides: column 0 of [[1, 5], [3, 0.5]].
+    const Tensor m = make(float32, {1.0, 5.0, 3.0, 0.5}).to(d).view({2, 2});
+    ops::threshold_(m.transpose(0, 1), 2.0, 0.0);
+    check_floats(m, float32, {0.0, 5.0, 3.0, 0.0}, 0);
+    // F.logsigmoid(torch.tensor([0., -1.])) into a float32 out
+    const Tensor out = Tensor::full({2}, 9.0, DType::kFloat32, d);
+    ops::log_sigmoid_out(out, make(float32, {0.0, -1.0}).to(d));
+    check_floats(out, float32, {-0.6931471805599453, -1.3132616875182228});
+  });
+  // threshold_ of an int8 tensor with a value int8 cannot hold: refused, the tensor untouched.
+  const Tensor i = make_ints(int8, {1, 5});
+  CHECK_THROWS_AS(ops::threshold_(i, 2, 200), InvalidArgument);
+  check_ints(i, int8, {1, 5});
 }
 
 TEST_CASE("softmax_with_temperature is softmax(x / T), one launch") {
