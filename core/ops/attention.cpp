@@ -113,13 +113,17 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   const std::int64_t causal_shift =
       alignment == CausalAlignment::kBottomRight ? d.kv_len - d.q_len : 0;
   const bool mask_rows = o.mask.defined() && o.mask.shape()[o.mask.dim() - 2] != 1;
+  // Causal: the ones are filled once; each chunk's excluded keys are a triu of its rows.
+  const Tensor ones = d.mask == AttentionDims::Mask::kCausal
+                          ? Tensor::ones({plan.chunk_rows, d.kv_len}, DType::kBool, device)
+                          : Tensor();
   for (std::int64_t r0 = 0; r0 < d.q_len; r0 += plan.chunk_rows) {
     const std::int64_t rc = std::min(plan.chunk_rows, d.q_len - r0);
     Tensor scores = matmul(o.q.narrow(-2, r0, rc).to(acc), kt);  // [.., rc, S]
     std::optional<Tensor> excluded;
     double softmax_scale = sc;
     if (d.mask == AttentionDims::Mask::kCausal) {
-      excluded = triu(Tensor::ones({rc, d.kv_len}, DType::kBool, device), r0 + causal_shift + 1);
+      excluded = triu(ones.narrow(0, 0, rc), r0 + causal_shift + 1);
     } else if (o.mask.defined()) {
       const Tensor m = mask_rows ? o.mask.narrow(-2, r0, rc) : o.mask;
       if (d.mask == AttentionDims::Mask::kBool) {

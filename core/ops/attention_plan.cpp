@@ -235,14 +235,13 @@ AttentionPlan plan_attention(std::string_view op, DType dtype, const AttentionDi
            " scores within " + std::to_string(kMathScoresBudgetBytes >> 20) +
            " MiB (whole tiles), at least " + std::to_string(min_rows) + " rows, at most L (" +
            std::to_string(d.q_len) + ")."});
-  if (d.gqa)
-    plan.choices.push_back({"gqa",
-                            std::to_string(d.q_heads / std::max<std::int64_t>(1, d.kv_heads)) +
-                                " query heads a kv head",
-                            "", "",
+  if (d.gqa) {
+    const std::string group = std::to_string(d.q_heads / std::max<std::int64_t>(1, d.kv_heads));
+    plan.choices.push_back({"gqa", group + " query heads a kv head", "", "",
                             "the query's heads read as [" + std::to_string(d.kv_heads) + ", " +
-                                std::to_string(d.q_heads / std::max<std::int64_t>(1, d.kv_heads)) +
+                                group +
                                 "] and key/value broadcast over the group: views, no copy."});
+  }
   const char* mask = d.mask == AttentionDims::Mask::kNone       ? "none"
                      : d.mask == AttentionDims::Mask::kBool     ? "bool (true takes part)"
                      : d.mask == AttentionDims::Mask::kAdditive ? "additive"
