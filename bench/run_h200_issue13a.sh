@@ -12,6 +12,10 @@ B=$1 O=$2
 source "$(dirname "$0")/h200_steps.sh"
 GLU=glu,silu_and_mul,gelu_and_mul,gelu_tanh_and_mul,log_sigmoid,threshold,softmax_with_temperature
 LOSS=cross_entropy,nll_loss,mse_loss,l1_loss,smooth_l1_loss,kl_div,binary_cross_entropy_with_logits
+# PyTorch's transformer figures first, alone on the GPU (timings are not shared).
+step torch_transformer 150 python3 bench/torch_transformer.py --json "$O/torch_transformer.json"
+step cudnn_where 30 bash -c 'python3 -c "import nvidia,os;print(os.path.dirname(nvidia.__file__))"; \
+  find / -name "libcudnn*.so*" -not -path "/proc/*" 2>/dev/null | head -20; nvidia-smi topo -m'
 for t in attention rotary loss glu; do
   step unit_$t 240 "$B/tests/unit/test_$t" &
 done
@@ -23,7 +27,7 @@ step torch_diff_cuda 300 python3 tests/torch/torch_diff.py --runner "$B/tests/to
   --device cuda:0 --torch-device cuda --ops scaled_dot_product_attention,rotary_embedding,rotary_embedding_,$GLU,$LOSS &
 step memcheck_rotary 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$B/tests/unit/test_rotary" &
 wait
-cat "$O/steps.log"
+cat "$O/steps.log" "$O/torch_transformer.log" "$O/cudnn_where.log"
 grep -H "conformance: [0-9]\|torch-diff cuda\|Status\|ERROR SUMMARY" "$O"/*.log 2>/dev/null | head -40
 grep -h "FAIL" "$O"/conf_*.log "$O"/torch_diff_cuda.log 2>/dev/null | head -20
 tar czf /tmp/issue13a-results.tgz -C "$O" . && rm -rf "${O:?}"/* && mv /tmp/issue13a-results.tgz "$O/"

@@ -587,6 +587,53 @@ struct RotaryParams {
   std::int64_t cache_offset, cache_row_stride, cache_col_stride;
 };
 
+// ---- "attention": fused scaled-dot-product attention (online softmax, no L x S matrix) ----
+// Buffers: [0] out, [1] q, [2] k, [3] v, [4] workspace (float32; split_kv only, else empty).
+// Every tensor is read as [batch, heads, rows, dim] through its offset and four strides (the
+// [B, S, H, D] layout read in place). Query head h reads key/value head h / (q_heads /
+// kv_heads) (grouped-query attention). out[b, h, i] = sum_j p_j v[b, h', j] with
+// p = softmax_j(scale * q[b, h, i] . k[b, h', j]) over the keys j that take part: all of them,
+// or with `causal` those with j <= i + causal_shift (top-left: 0; bottom-right: S - L). A row
+// in which no key takes part is zeros (PyTorch's math path >= 2.5). Scores, the softmax and
+// the weighted sum accumulate in float32, rounded once (the host: float64).
+enum AttentionOp : std::int32_t { kAttention_sdpa = 0 };
+enum AttentionVariant : std::int32_t {
+  kAttentionFlash = 0,     // tiles of block_rows query rows against tiles of block_keys keys
+  kAttentionFlashMma = 1,  // the same on the matrix units (CUDA mma.sync, float16/bfloat16;
+                           // head_dim <= kAttentionMmaMaxDim, value_dim == head_dim)
+  kAttentionSplitKv = 2,   // decode: the keys in `splits` chunks, partial results in the
+                           // workspace, combined by a second pass
+};
+inline constexpr int kAttentionMaxDim = 256;     // head_dim and value_dim of every variant
+inline constexpr int kAttentionMmaMaxDim = 256;  // flash_mma pads head_dim to 64, 96, 128, 256
+// split_kv's workspace, in float32 words: for each split, batch, query head and row, the
+// partial output (value_dim), the row's running max and its sum of exponentials.
+constexpr std::int64_t attention_workspace_words(std::int64_t splits, std::int64_t batch,
+                                                 std::int64_t q_heads, std::int64_t q_len,
+                                                 std::int64_t value_dim) {
+  return splits * batch * q_heads * q_len * (value_dim + 2);
+}
+struct AttentionParams {
+  std::int32_t op;       // AttentionOp
+  std::int32_t variant;  // AttentionVariant
+  std::int32_t dtype;    // q, k, v and out: float16, bfloat16, float32
+  std::int32_t causal;   // 0 or 1
+  std::int32_t block_rows;  // query rows of a block (the plan's tile)
+  std::int32_t block_keys;  // keys of a step
+  std::int32_t splits;      // split_kv: key chunks (>= 1); other variants: 1
+  std::int32_t reserved;
+  std::int64_t batch;  // the output's leading dims before the heads, flattened
+  std::int64_t q_heads, kv_heads;
+  std::int64_t q_len, kv_len, head_dim, value_dim;
+  std::int64_t causal_shift;  // key j takes part in row i where j <= i + causal_shift
+  std::int64_t split_len;     // split_kv: keys a chunk (the last may hold fewer)
+  double scale;
+  std::int64_t q_offset, q_strides[4];  // [batch, head, row, dim]
+  std::int64_t k_offset, k_strides[4];
+  std::int64_t v_offset, v_strides[4];
+  std::int64_t out_offset, out_strides[4];
+};
+
 // ---- "timestamp" (diagnostic): the device clock into a uint64 slot ----
 // Buffers: [0] a uint64 array. Written once every command issued before it has finished;
 // ticks, converted by DeviceProperties::extra["timestamp_period_ns"]. Vulkan only.

@@ -1,10 +1,11 @@
 // scaled_dot_product_attention's checks, shapes and the math path (attention.hpp). The plan is
-// in attention_plan.cpp.
+// in attention_plan.cpp and attention_path.cpp, the fused launch in attention_fused.cpp.
 #include "core/ops/attention.hpp"
 
 #include <cmath>
 #include <string>
 
+#include "core/ops/attention_detail.hpp"
 #include "core/ops/creation.hpp"
 #include "core/ops/elementwise.hpp"
 #include "core/ops/elementwise_launch.hpp"
@@ -86,6 +87,30 @@ Operands check_and_group(const Tensor& q, const Tensor& k, const Tensor& v,
   return o;
 }
 
+bool rows_of_16_bytes(const detail::FusedView& f, DType t) {
+  const std::int64_t per16 = 16 / std::int64_t(dtype_size(t));
+  return f.strides[3] == 1 && f.offset % per16 == 0 && f.strides[0] % per16 == 0 &&
+         f.strides[1] % per16 == 0 && f.strides[2] % per16 == 0;
+}
+
+// q, k and v as the fused kernels read them (detail::fused_view); sets dims.flat_batch and
+// dims.rows_16_bytes, which the plan weighs.
+std::optional<detail::FusedOperands> fused_operands(const Tensor& q, const Tensor& k,
+                                                    const Tensor& v, const AttentionShapes& s,
+                                                    AttentionDims& dims) {
+  const auto qv = detail::fused_view(q, s.out), kv = detail::fused_view(k, s.out),
+             vv = detail::fused_view(v, s.out);
+  const std::int64_t heads = s.out.size() >= 3 ? s.out[s.out.size() - 3] : 1;
+  // The output's heads read key/value head h / (heads / kv_heads): k and v alike, dividing.
+  const bool heads_ok = qv && kv && vv && (qv->heads == heads || qv->heads == 1) &&
+                        kv->heads == vv->heads && kv->heads > 0 && heads % kv->heads == 0;
+  dims.flat_batch = heads_ok;
+  if (!heads_ok) return std::nullopt;
+  dims.rows_16_bytes = rows_of_16_bytes(*qv, q.dtype()) && rows_of_16_bytes(*kv, k.dtype()) &&
+                       rows_of_16_bytes(*vv, v.dtype());
+  return detail::FusedOperands{*qv, *kv, *vv, heads, kv->heads};
+}
+
 }  // namespace
 
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
@@ -100,7 +125,15 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   const Device& device = q.device();
   const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
                           &device.context().backend_device()};
-  const AttentionPlan plan = plan_attention(kOp, q.dtype(), d, target);
+  AttentionDims fused_dims = d;
+  const std::optional<detail::FusedOperands> fused = fused_operands(q, k, v, o.shapes, fused_dims);
+  const AttentionPlan plan = plan_attention(kOp, q.dtype(), fused_dims, target);
+  // Bottom-right causal: row i sees keys up to i + S - L.
+  const std::int64_t causal_shift =
+      alignment == CausalAlignment::kBottomRight ? d.kv_len - d.q_len : 0;
+  if (plan.path != AttentionPath::kMath)
+    return detail::run_fused_attention(q, k, v, *fused, plan, fused_dims, sc, causal_shift,
+                                       o.shapes.out);
   const DType acc = plan.compute_dtype;
 
   // The output, written a chunk of query rows at a time through its grouped view.
@@ -109,9 +142,6 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   const Tensor out_grouped = out.view(concat(o.shapes.out_batch, {d.q_len, d.value_dim}));
   const Tensor kt = o.k.to(acc).transpose(-1, -2);
   const Tensor vv = o.v.to(acc);
-  // Bottom-right causal: row i sees keys up to i + S - L.
-  const std::int64_t causal_shift =
-      alignment == CausalAlignment::kBottomRight ? d.kv_len - d.q_len : 0;
   const bool mask_rows = o.mask.defined() && o.mask.shape()[o.mask.dim() - 2] != 1;
   // Causal: the ones are filled once; each chunk's excluded keys are a triu of its rows.
   const Tensor ones = d.mask == AttentionDims::Mask::kCausal

@@ -54,8 +54,13 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 // probabilities beside them: twice this in flight).
 inline constexpr std::int64_t kMathScoresBudgetBytes = std::int64_t(256) << 20;
 
-enum class AttentionPath { kMath };
-const char* attention_path_name(AttentionPath p);  // "math"
+// The fused paths run the attention family (core/families/attention_family.cpp): flash and
+// flash_mma (tiles of query rows against tiles of keys, online softmax, no L x S matrix) and
+// split_kv (decode: the keys in chunks across blocks, then a combine pass). NBX_ATTENTION=
+// math|flash|flash_mma|split_kv forces one (refused by name where it cannot run); `own` is
+// the default choice among the fused kernels.
+enum class AttentionPath { kMath, kFlash, kFlashMma, kSplitKv };
+const char* attention_path_name(AttentionPath p);  // "math", "flash", "flash_mma", "split_kv"
 
 // The problem as the planner sees it, after broadcasting and GQA grouping.
 struct AttentionDims {
@@ -64,6 +69,11 @@ struct AttentionDims {
   bool gqa = false;  // enable_gqa with fewer kv heads than query heads
   std::int64_t q_len = 0, kv_len = 0, head_dim = 0, value_dim = 0;
   enum class Mask { kNone, kBool, kAdditive, kCausal } mask = Mask::kNone;
+  // What the fused kernels need of the operands' layout (the op measures it; `nbx explain`
+  // assumes contiguous tensors): the batch dims of q, k, v merge into one stride each, and
+  // rows are contiguous and start on 16 bytes (flash_mma's asynchronous copies).
+  bool flat_batch = true;
+  bool rows_16_bytes = true;
 };
 
 struct AttentionPlan {
@@ -73,6 +83,9 @@ struct AttentionPlan {
   int tile = 0;                 // query rows of a block: block_ceiling floored at min_tile
   bool tile_clamped = false;    // the ceiling was under the floor
   std::int64_t chunk_rows = 0;  // the math path's query rows a step
+  // The fused paths' launch: query rows and keys of a block's step, key chunks (split_kv).
+  int block_rows = 0, block_keys = 0;
+  std::int64_t splits = 1, split_len = 0;
   std::vector<PlanChoice> choices;
 };
 

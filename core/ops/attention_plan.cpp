@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/ops/attention.hpp"
+#include "core/ops/attention_detail.hpp"
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/tiling.hpp"
 
@@ -64,6 +65,12 @@ const char* attention_path_name(AttentionPath p) {
   switch (p) {
     case AttentionPath::kMath:
       return "math";
+    case AttentionPath::kFlash:
+      return "flash";
+    case AttentionPath::kFlashMma:
+      return "flash_mma";
+    case AttentionPath::kSplitKv:
+      return "split_kv";
   }
   return "?";
 }
@@ -187,10 +194,6 @@ AttentionPlan plan_attention(std::string_view op, DType dtype, const AttentionDi
   AttentionPlan plan;
   plan.out_dtype = dtype;
   plan.compute_dtype = dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
-  plan.choices.push_back({"path", attention_path_name(plan.path), "", "",
-                          "matmul, masked softmax and matmul over chunks of query rows: the "
-                          "reference path every backend runs (no fused attention kernel in this "
-                          "build yet)."});
   plan.choices.push_back(
       {"compute_dtype", std::string(dtype_name(plan.compute_dtype)), "", "",
        dtype == DType::kFloat16 || dtype == DType::kBFloat16
@@ -228,7 +231,9 @@ AttentionPlan plan_attention(std::string_view op, DType dtype, const AttentionDi
   std::int64_t rows = fit >= plan.tile ? fit / plan.tile * plan.tile : fit;
   rows = std::max(rows, min_rows);
   plan.chunk_rows = std::max<std::int64_t>(1, std::min(rows, d.q_len));
-  plan.choices.push_back(
+  detail::choose_attention_path(op, dtype, d, target, plan);
+  if (plan.path == AttentionPath::kMath)
+    plan.choices.push_back(
       {"chunk_rows", std::to_string(plan.chunk_rows), "memory.attention_min_chunk_rows",
        caps.memory.attention_min_chunk_rows.source,
        "query rows a step: " + std::to_string(d.batch) + " x rows x " + std::to_string(d.kv_len) +
