@@ -109,8 +109,8 @@ std::string refusal(std::int32_t variant, const abi::AttentionParams& p, int) {
     case abi::kAttentionFlash:
       if (!is_one_of(p.block_rows, {8, 16, 32, 64}))
         return "block_rows " + std::to_string(p.block_rows) + " is not 8, 16, 32 or 64";
-      if (!is_one_of(p.block_keys, {16, 32, 64}))
-        return "block_keys " + std::to_string(p.block_keys) + " is not 16, 32 or 64";
+      if (!is_one_of(p.block_keys, {16, 32}))
+        return "block_keys " + std::to_string(p.block_keys) + " is not 16 or 32";
       return {};
     case abi::kAttentionFlashMma:
       if (!half_type(p.dtype)) return "the matrix units take float16 and bfloat16 only";
@@ -118,9 +118,10 @@ std::string refusal(std::int32_t variant, const abi::AttentionParams& p, int) {
       if (p.head_dim > abi::kAttentionMmaMaxDim || p.head_dim % 8 != 0)
         return "head_dim " + std::to_string(p.head_dim) + " is not a multiple of 8 up to " +
                std::to_string(abi::kAttentionMmaMaxDim);
-      if (!is_one_of(p.block_rows, {64, 128}) || p.block_keys != 64)
+      if (!is_one_of(p.block_rows, {64, 128}) || p.block_keys != 64 ||
+          (p.head_dim > 128 && p.block_rows != 64))
         return "the tile " + std::to_string(p.block_rows) + "x" + std::to_string(p.block_keys) +
-               " is not 64x64 or 128x64";
+               " is not 64x64 or 128x64 (64x64 above head_dim 128)";
       if (!rows_of_16_bytes(p.q_offset, p.q_strides) ||
           !rows_of_16_bytes(p.k_offset, p.k_strides) || !rows_of_16_bytes(p.v_offset, p.v_strides))
         return "q, k and v need contiguous rows starting on 16 bytes (asynchronous copies)";

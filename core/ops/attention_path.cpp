@@ -91,6 +91,17 @@ void size_splits(const AttentionDims& d, const PlanTarget& target, AttentionPlan
            ") over batch x kv heads x chunks, chunks of at least 256 keys."});
 }
 
+// flash_mma issues mma.sync m16n8k16: a matrix unit of that generation (mma or wgmma, which
+// runs mma.sync too) taking the dtype. sm_70's first-generation unit (m8n8k4, float16 only)
+// lists no bfloat16, which is how its device file tells it apart.
+bool matrix_units_take(const Capabilities& caps, DType dtype) {
+  const MatrixUnit u = caps.matrix_unit.value;
+  const auto& dtypes = caps.matrix_dtypes.value;
+  const auto has = [&](DType t) { return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end(); };
+  return (u == MatrixUnit::kMma || u == MatrixUnit::kWgmma) && has(dtype) &&
+         has(DType::kBFloat16);
+}
+
 }  // namespace
 
 void choose_attention_path(std::string_view op, DType dtype, const AttentionDims& d,
@@ -134,6 +145,13 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
       AttentionPlan trial = plan;
       if (!target_offers(target, KernelFamily::kAttention, v)) {
         passed += target.device_name + " does not offer " + name + "; ";
+        continue;
+      }
+      if (path == AttentionPath::kFlashMma && !matrix_units_take(caps, dtype)) {
+        passed += "flash_mma needs m16n8k16 matrix units taking " +
+                  std::string(dtype_name(dtype)) + " (matrix_unit " +
+                  std::string(to_string(caps.matrix_unit.value)) + ", " +
+                  caps.matrix_unit.source + "); ";
         continue;
       }
       if (!size_blocks(path, d, budget, plan.tile, caps.attention.min_tile.value, trial)) {

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "core/families/kernel_family.hpp"
+#include "core/kernel_abi.hpp"
 #include "core/ops/attention.hpp"
 #include "core/ops/explain_families.hpp"
 
@@ -23,10 +25,27 @@ void explain_attention(const OpEntry& e, const ExplainCall& call, OpExplanation&
   const AttentionShapes shapes = attention_shapes(s[0], s[1], s[2], mask_shape, kind, gqa);
   const AttentionPlan plan = plan_attention(e.name, t[0], shapes.dims, call.target);
   out.output = std::string(dtype_name(plan.out_dtype)) + " " + to_string(shapes.out);
-  out.kernel = std::string("attention.") + attention_path_name(plan.path) +
-               " (matmul, masked softmax, matmul; " + std::to_string(plan.chunk_rows) +
-               " query rows a step)";
   out.choices = plan.choices;
+  if (plan.path == AttentionPath::kMath) {
+    out.kernel = "attention.math (matmul, masked softmax, matmul; " +
+                 std::to_string(plan.chunk_rows) + " query rows a step)";
+    return;
+  }
+  // A fused path is the attention family's launch: its variant is what the backend runs.
+  const std::string variant = attention_path_name(plan.path);
+  out.kernel = "attention (op scaled_dot_product_attention, variant " + variant + ", " +
+               std::to_string(plan.block_rows) + " query rows x " +
+               std::to_string(plan.block_keys) + " keys a step" +
+               (plan.path == AttentionPath::kSplitKv
+                    ? ", " + std::to_string(plan.splits) + " key chunks, then a combine pass"
+                    : std::string()) +
+               ")";
+  out.choices.push_back({"variant", variant_name(KernelFamily::kAttention,
+                                                 plan.path == AttentionPath::kFlashMma ? abi::kAttentionFlashMma
+                                                 : plan.path == AttentionPath::kSplitKv
+                                                     ? abi::kAttentionSplitKv
+                                                     : abi::kAttentionFlash),
+                         "", "", "the path above."});
 }
 
 }  // namespace
@@ -35,7 +54,7 @@ void add_attention_ops(std::vector<OpEntry>& ops) {
   OpEntry sdpa;
   sdpa.name = "scaled_dot_product_attention";
   sdpa.family = "attention";
-  sdpa.table_op = "math";
+  sdpa.table_op = "scaled_dot_product_attention";
   sdpa.operands = 3;
   sdpa.optional_operands = 1;
   sdpa.operand_names =

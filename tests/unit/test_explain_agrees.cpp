@@ -23,6 +23,7 @@
 #include "core/ops/linalg.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
+#include "core/ops/attention.hpp"
 #include "core/ops/rotary.hpp"
 #include "core/ops/scan.hpp"
 #include "core/ops/shape.hpp"
@@ -98,6 +99,10 @@ std::vector<Case> cases() {
        {1000},
        [](const Tensor& x) { ops::searchsorted(ops::sort(x).values, x); }},
       {"cat", DType::kBFloat16, {64, 1000}, [](const Tensor& x) { ops::cat({x}, 0); }},
+      {"scaled_dot_product_attention",
+       DType::kFloat32,
+       {2, 4, 40, 64},
+       [](const Tensor& q) { ops::scaled_dot_product_attention(q, q, q, {}, true); }},
       {"rotary_embedding",
        DType::kFloat32,
        {2, 16, 4, 32},
@@ -131,15 +136,21 @@ TEST_CASE("the variant explain names is the one the backend launched, on every d
       const ops::PlanTarget target{d.capabilities(), d.str(), d.display_name(), &bd};
       std::vector<DType> dtypes{c.dtype};
       std::vector<Shape> shapes{c.shape};
+      ops::ExplainArgs args;
       if (c.op == "add" || c.op == "matmul") dtypes.push_back(c.dtype);
       if (c.op == "embedding") dtypes.push_back(DType::kInt64), shapes.push_back({128});
       if (c.op == "scatter_add") dtypes.push_back(DType::kInt64), shapes.push_back(c.shape);
       if (c.op == "searchsorted") dtypes.push_back(c.dtype), shapes.push_back(c.shape);
+      if (c.op == "scaled_dot_product_attention") {  // query, key, value; causal
+        dtypes = {c.dtype, c.dtype, c.dtype};
+        shapes = {c.shape, c.shape, c.shape};
+        args.causal = true;
+      }
       if (c.op == "rotary_embedding") {  // q, k, positions, the cache
         dtypes = {c.dtype, c.dtype, DType::kInt64, DType::kFloat32};
         shapes = {c.shape, c.shape, {2, 16}, {64, 32}};
       }
-      const ops::OpExplanation e = ops::explain(c.op, dtypes, shapes, target);
+      const ops::OpExplanation e = ops::explain(c.op, dtypes, shapes, target, args);
       if (e.refused) {  // the device lacks a dtype: the op must refuse the same way
         CHECK_THROWS_AS(c.run(random(c.shape, DType::kFloat32, d, seed)), Unsupported);
         continue;
