@@ -4,10 +4,11 @@
 // NBX_GPU_ELEMENTWISE=generic and NBX_GPU_TILE=64, "…[generic]", "…[tile64]"); with
 // --suite wave1, the row-wise suite of op wave 1 (bench_rowops.hpp; compared with
 // bench/torch_wave1.py); on CUDA/HIP it runs once more on a device opened with
-// NBX_GPU_ROWS=general (cases named "…[general]").
+// NBX_GPU_ROWS=general (cases named "…[general]"); with --suite transformer, attention and
+// cross_entropy (bench_transformer.hpp; compared with bench/torch_transformer.py).
 //
 //   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
-//                 [--suite elementwise|wave1|matmul] [--variants blas,tiled,coopmat]
+//                 [--suite elementwise|wave1|matmul|transformer] [--variants blas,tiled,coopmat]
 //                 [--cases topk50_vocab_f32,cat8_f32]
 //
 // --cases times only the wave-1 cases named (the others are set up but not run): A/B runs of
@@ -33,6 +34,7 @@
 #include "bench/bench_rowops.hpp"
 #include "bench/bench_scan.hpp"
 #include "bench/bench_sort.hpp"
+#include "bench/bench_transformer.hpp"
 #include "core/capability_resolver.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
@@ -120,6 +122,30 @@ int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool qu
   return 0;
 }
 
+// The transformer suite (bench_transformer.hpp): attention in TFLOP/s, cross_entropy in GB/s.
+int run_transformer(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool quick,
+                    const std::string& json_path, const std::vector<std::string>& cases) {
+  nbx::bench::RowOpsOptions o;
+  o.cases = cases;
+  o.runs = 20;
+  auto results = nbx::bench::run_transformer_suite(device, o, timer, quick);
+  std::erase_if(results, nbx::bench::skipped);
+  std::cout << device.display_name() << ", timer: " << timer.name() << "\n";
+  std::cout << std::left << std::setw(36) << "case" << std::setw(20) << "shape" << std::right
+            << std::setw(10) << "ms" << std::setw(14) << "TFLOP/s|GB/s\n";
+  for (const auto& r : results) {
+    const bool flops = r.name.rfind("sdpa", 0) == 0;
+    std::cout << std::left << std::setw(36) << r.name << std::setw(20) << r.shape << std::right
+              << std::fixed << std::setprecision(3) << std::setw(10) << r.median_ms
+              << std::setprecision(flops ? 1 : 0) << std::setw(10)
+              << (flops ? r.gbps / 1e3 : r.gbps) << (flops ? " TFLOP/s" : " GB/s") << "\n";
+  }
+  if (!json_path.empty())
+    std::ofstream(json_path) << nbx::bench::results_json(device.display_name(), timer.name(),
+                                                         results, {});
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,11 +172,12 @@ int main(int argc, char** argv) {
       dispatch_only = true;
     else if (a == "--suite" && i + 1 < argc &&
              (std::strcmp(argv[i + 1], "elementwise") == 0 ||
-              std::strcmp(argv[i + 1], "wave1") == 0 || std::strcmp(argv[i + 1], "matmul") == 0))
+              std::strcmp(argv[i + 1], "wave1") == 0 || std::strcmp(argv[i + 1], "matmul") == 0 ||
+              std::strcmp(argv[i + 1], "transformer") == 0))
       suite = argv[++i];
     else {
       std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] "
-                   "[--dispatch-only] [--suite elementwise|wave1|matmul] [--variants "
+                   "[--dispatch-only] [--suite elementwise|wave1|matmul|transformer] [--variants "
                    "blas,tiled,coopmat] [--cases a,b]\n";
       return 2;
     }
@@ -183,6 +210,7 @@ int main(int argc, char** argv) {
     nbx::bench::SuiteOptions options;
     if (host_clock) options.launches_per_run = 10;
     if (suite == "wave1") return run_wave1(device, *timer, quick, json_path, cases);
+    if (suite == "transformer") return run_transformer(device, *timer, quick, json_path, cases);
     if (suite == "matmul")
       return nbx::bench::run_matmul_main(device, *timer, quick, json_path, variants);
     if (quick) options.contiguous_elements = 1 << 22, options.matrix_edge = 2048;

@@ -45,6 +45,18 @@ NBX_GPU_HOST_DEVICE i64 keys_seen(const abi::AttentionParams& p, i64 row) {
   return s < 0 ? 0 : s > p.kv_len ? p.kv_len : s;
 }
 
+// Lets `kernel` take `bytes` of dynamic shared memory (beyond the 48 KiB default: an opt-in on
+// NVIDIA from Volta on, a no-op within the 64 KiB of AMD's LDS).
+template <typename Kernel>
+inline Error allow_dynamic_shared(Kernel kernel, int bytes) {
+#if NBX_GPU_HIP
+  return hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                             hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+#else
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+#endif
+}
+
 // log2(e): the kernels' softmax runs on exp2 of scores pre-multiplied by scale * log2(e).
 inline constexpr float kLog2e = 1.4426950408889634f;
 

@@ -219,18 +219,6 @@ NBX_GPU_INLINE T warp_reduce_max(T v) {
   return v;
 }
 
-// Lets `kernel` take `bytes` of dynamic shared memory (beyond the 48 KiB default: an opt-in on
-// NVIDIA from Volta on, a no-op within the 64 KiB of AMD's LDS).
-template <typename Kernel>
-inline Error allow_dynamic_shared(Kernel kernel, int bytes) {
-#if NBX_GPU_HIP
-  return hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                             hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
-#else
-  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-#endif
-}
-
 // ---- Atomics (device scope). HIP and CUDA share these names; kept here so kernels never
 // call a vendor spelling directly.
 NBX_GPU_INLINE int atomic_cas(int* p, int expected, int desired) {
