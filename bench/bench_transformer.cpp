@@ -70,8 +70,8 @@ std::vector<BenchResult> run_transformer_suite(const Device& device, const RowOp
   const Tensor targets = random_targets(device, rows, vocab);
   results.push_back(time_case(
       "cross_entropy_bf16", std::to_string(rows) + "x" + std::to_string(vocab),
-      double(rows) * double(vocab) * 2, [&] { return ops::cross_entropy(logits, targets); }, o,
-      bd, timer));
+      double(rows) * double(vocab) * 2, [&] { return ops::cross_entropy(logits, targets); }, o, bd,
+      timer));
   return results;
 }
 

@@ -614,10 +614,10 @@ constexpr std::int64_t attention_workspace_words(std::int64_t splits, std::int64
   return splits * batch * q_heads * q_len * (value_dim + 2);
 }
 struct AttentionParams {
-  std::int32_t op;       // AttentionOp
-  std::int32_t variant;  // AttentionVariant
-  std::int32_t dtype;    // q, k, v and out: float16, bfloat16, float32
-  std::int32_t causal;   // 0 or 1
+  std::int32_t op;          // AttentionOp
+  std::int32_t variant;     // AttentionVariant
+  std::int32_t dtype;       // q, k, v and out: float16, bfloat16, float32
+  std::int32_t causal;      // 0 or 1
   std::int32_t block_rows;  // query rows of a block (the plan's tile)
   std::int32_t block_keys;  // keys of a step
   std::int32_t splits;      // split_kv: key chunks (>= 1); other variants: 1

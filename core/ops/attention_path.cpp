@@ -77,8 +77,8 @@ bool size_blocks(AttentionPath path, const AttentionDims& d, std::int64_t budget
 void size_splits(const AttentionDims& d, const PlanTarget& target, AttentionPlan& plan) {
   const std::int64_t units = target.device ? target.device->properties().compute_units : 0;
   const std::int64_t want = 2 * (units > 0 ? units : 128);
-  const std::int64_t heads = std::max<std::int64_t>(1, d.batch / std::max<std::int64_t>(1, d.q_heads) *
-                                                           d.kv_heads);
+  const std::int64_t heads =
+      std::max<std::int64_t>(1, d.batch / std::max<std::int64_t>(1, d.q_heads) * d.kv_heads);
   const std::int64_t most = std::max<std::int64_t>(1, (d.kv_len + 255) / 256);
   std::int64_t splits = std::clamp<std::int64_t>((want + heads - 1) / heads, 1, most);
   plan.split_len = std::max<std::int64_t>(1, (d.kv_len + splits - 1) / splits);
@@ -97,9 +97,10 @@ void size_splits(const AttentionDims& d, const PlanTarget& target, AttentionPlan
 bool matrix_units_take(const Capabilities& caps, DType dtype) {
   const MatrixUnit u = caps.matrix_unit.value;
   const auto& dtypes = caps.matrix_dtypes.value;
-  const auto has = [&](DType t) { return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end(); };
-  return (u == MatrixUnit::kMma || u == MatrixUnit::kWgmma) && has(dtype) &&
-         has(DType::kBFloat16);
+  const auto has = [&](DType t) {
+    return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end();
+  };
+  return (u == MatrixUnit::kMma || u == MatrixUnit::kWgmma) && has(dtype) && has(DType::kBFloat16);
 }
 
 }  // namespace
@@ -148,15 +149,14 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
         continue;
       }
       if (path == AttentionPath::kFlashMma && !matrix_units_take(caps, dtype)) {
-        passed += "flash_mma needs m16n8k16 matrix units taking " +
-                  std::string(dtype_name(dtype)) + " (matrix_unit " +
-                  std::string(to_string(caps.matrix_unit.value)) + ", " +
+        passed += "flash_mma needs m16n8k16 matrix units taking " + std::string(dtype_name(dtype)) +
+                  " (matrix_unit " + std::string(to_string(caps.matrix_unit.value)) + ", " +
                   caps.matrix_unit.source + "); ";
         continue;
       }
       if (!size_blocks(path, d, budget, plan.tile, caps.attention.min_tile.value, trial)) {
-        passed += name + "'s tiles do not fit " + std::to_string(budget) +
-                  " bytes of shared memory; ";
+        passed +=
+            name + "'s tiles do not fit " + std::to_string(budget) + " bytes of shared memory; ";
         continue;
       }
       abi::AttentionParams model = attention_model_block(dtype, d, trial);
@@ -177,9 +177,9 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
       if (request != Request::kAuto)
         throw Unsupported(std::string(op), target.device_id,
                           "attention." + std::string(std::getenv("NBX_ATTENTION")),
-                          std::string(op) + " on " + target.device_name + ": NBX_ATTENTION=" +
-                              std::getenv("NBX_ATTENTION") + " cannot run here: " + passed +
-                              "refused.");
+                          std::string(op) + " on " + target.device_name +
+                              ": NBX_ATTENTION=" + std::getenv("NBX_ATTENTION") +
+                              " cannot run here: " + passed + "refused.");
       why_math = "no fused kernel serves it: " + passed;
     }
   }
@@ -202,8 +202,9 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
             : std::string("tiles in shared memory with FMA, online softmax, no L x S matrix. ")) +
            (passed.empty() ? "" : "Passed over: " + passed)});
   plan.choices.push_back(
-      {"block", std::to_string(plan.block_rows) + " query rows x " +
-                    std::to_string(plan.block_keys) + " keys",
+      {"block",
+       std::to_string(plan.block_rows) + " query rows x " + std::to_string(plan.block_keys) +
+           " keys",
        "shared_memory.per_block_optin", caps.shared_memory_per_block_optin.source,
        "the tile's rows (at most the tile above) whose buffers fit the block's shared memory."});
   if (plan.path == AttentionPath::kSplitKv) size_splits(d, target, plan);

@@ -40,12 +40,13 @@ void explain_attention(const OpEntry& e, const ExplainCall& call, OpExplanation&
                     ? ", " + std::to_string(plan.splits) + " key chunks, then a combine pass"
                     : std::string()) +
                ")";
-  out.choices.push_back({"variant", variant_name(KernelFamily::kAttention,
-                                                 plan.path == AttentionPath::kFlashMma ? abi::kAttentionFlashMma
-                                                 : plan.path == AttentionPath::kSplitKv
-                                                     ? abi::kAttentionSplitKv
-                                                     : abi::kAttentionFlash),
-                         "", "", "the path above."});
+  out.choices.push_back(
+      {"variant",
+       variant_name(KernelFamily::kAttention,
+                    plan.path == AttentionPath::kFlashMma  ? abi::kAttentionFlashMma
+                    : plan.path == AttentionPath::kSplitKv ? abi::kAttentionSplitKv
+                                                           : abi::kAttentionFlash),
+       "", "", "the path above."});
 }
 
 }  // namespace

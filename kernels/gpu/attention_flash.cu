@@ -20,9 +20,9 @@ inline constexpr int kWarps = 4;
 // Rows [row0, row0 + rows) of an operand, as float32 times `factor`, into shared rows of
 // `stride` floats; zeros past row_count.
 template <typename T>
-NBX_GPU_INLINE void stage_rows(float* dst, int stride, const T* src, i64 offset, const std::int64_t* strides,
-                               i64 b, i64 h, i64 row0, int rows, i64 row_count, i64 dim,
-                               float factor) {
+NBX_GPU_INLINE void stage_rows(float* dst, int stride, const T* src, i64 offset,
+                               const std::int64_t* strides, i64 b, i64 h, i64 row0, int rows,
+                               i64 row_count, i64 dim, float factor) {
   for (int e = threadIdx.x; e < rows * int(dim); e += kWarps * kWarpSize) {
     const int r = e / int(dim), d = e % int(dim);
     const i64 row = row0 + r;
@@ -35,9 +35,9 @@ NBX_GPU_INLINE void stage_rows(float* dst, int stride, const T* src, i64 offset,
 
 // Rows a warp holds (block_rows / 4) and value dims a lane accumulates (ceil(value_dim / W)).
 template <typename T, int RowsPerWarp, int DimsPerLane>
-__global__ void __launch_bounds__(kWarps * kWarpSize)
-    flash_kernel(const NBX_GPU_GRID_CONSTANT abi::AttentionParams p, T* out, const T* q,
-                 const T* k, const T* v) {
+__global__ void __launch_bounds__(kWarps* kWarpSize)
+    flash_kernel(const NBX_GPU_GRID_CONSTANT abi::AttentionParams p, T* out, const T* q, const T* k,
+                 const T* v) {
   extern __shared__ float shared_floats[];
   const int rows = kWarps * RowsPerWarp, keys = p.block_keys;
   const int dim = int(p.head_dim), vdim = int(p.value_dim), kstride = dim + 1;
@@ -121,8 +121,8 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
 template <typename T, int RowsPerWarp, int DimsPerLane>
 Error launch_rows(const abi::AttentionParams& p, const GpuLaunch& l) {
   const int rows = kWarps * RowsPerWarp;
-  const int shared = 4 * int(rows * p.head_dim + p.block_keys * (p.head_dim + 1) +
-                             p.block_keys * p.value_dim);
+  const int shared =
+      4 * int(rows * p.head_dim + p.block_keys * (p.head_dim + 1) + p.block_keys * p.value_dim);
   auto* kernel = &flash_kernel<T, RowsPerWarp, DimsPerLane>;
   if (const Error e = allow_dynamic_shared(kernel, shared); e != kSuccess) return e;
   const i64 heads = p.batch * p.q_heads, tiles = (p.q_len + rows - 1) / rows;

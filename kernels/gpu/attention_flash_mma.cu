@@ -89,8 +89,8 @@ NBX_GPU_INLINE float exp2_approx(float x) {  // 2^x; -inf gives 0
 // rows: the variant's contract) into shared rows of Dp + 8 elements; zeros past row_count
 // and past dim.
 template <typename T, int Dp, int Threads>
-NBX_GPU_INLINE void load_rows(T* dst, const T* src, i64 offset, const std::int64_t* strides, i64 b, i64 h,
-                              i64 row0, int rows, i64 row_count, i64 dim) {
+NBX_GPU_INLINE void load_rows(T* dst, const T* src, i64 offset, const std::int64_t* strides, i64 b,
+                              i64 h, i64 row0, int rows, i64 row_count, i64 dim) {
   constexpr int kChunks = Dp / 8;
   for (int c = threadIdx.x; c < rows * kChunks; c += Threads) {
     const int r = c / kChunks, chunk = c % kChunks;
@@ -278,8 +278,7 @@ Error launch_dtype(const abi::AttentionParams& p, const GpuLaunch& l) {
   const bool wide = p.block_rows == 128;  // 8 warps; head_dim <= 128 (the variant's contract)
   if (p.head_dim <= 64) return wide ? launch_tile<T, 64, 8>(p, l) : launch_tile<T, 64, 4>(p, l);
   if (p.head_dim <= 96) return wide ? launch_tile<T, 96, 8>(p, l) : launch_tile<T, 96, 4>(p, l);
-  if (p.head_dim <= 128)
-    return wide ? launch_tile<T, 128, 8>(p, l) : launch_tile<T, 128, 4>(p, l);
+  if (p.head_dim <= 128) return wide ? launch_tile<T, 128, 8>(p, l) : launch_tile<T, 128, 4>(p, l);
   return launch_tile<T, 256, 4>(p, l);
 }
 

@@ -83,8 +83,7 @@ __global__ void __launch_bounds__(kThreads)
     for (i64 j = key_begin + group; j < key_end; j += kGroups) {
       float kx[8], vx[8];
       load8(kx, k + row_base(p.k_offset, p.k_strides, b, hk, j), d0, dim, p.k_strides[3], wide_kv);
-      load8(vx, v + row_base(p.v_offset, p.v_strides, b, hk, j), d0, vdim, p.v_strides[3],
-            wide_kv);
+      load8(vx, v + row_base(p.v_offset, p.v_strides, b, hk, j), d0, vdim, p.v_strides[3], wide_kv);
 #pragma unroll
       for (int r = 0; r < Rows; ++r) {
         float s = 0.f;

@@ -57,7 +57,8 @@ std::vector<double> reference(const Case& c, const std::vector<double>& q,
                    k[std::size_t(((b * c.Hk + kh) * c.S + j) * c.E + e)];
           mx = std::max(mx, s[std::size_t(j)] = dot * scale);
         }
-        for (std::int64_t j = 0; j < seen; ++j) sum += (s[std::size_t(j)] = std::exp(s[std::size_t(j)] - mx));
+        for (std::int64_t j = 0; j < seen; ++j)
+          sum += (s[std::size_t(j)] = std::exp(s[std::size_t(j)] - mx));
         for (std::int64_t j = 0; j < seen; ++j)
           for (std::int64_t e = 0; e < c.Ev; ++e)
             out[std::size_t(((b * c.Hq + h) * c.L + i) * c.Ev + e)] +=
@@ -104,7 +105,8 @@ void check_case(const Device& d, const char* path, const Case& c, DType t, std::
                             std::to_string(c.Ev) + (c.causal ? " causal" : "") +
                             (c.bottom_right ? " bottom-right" : "") + (c.bshd ? " bshd" : "");
   CAPTURE(shape);
-  const auto q = draw(c.B * c.Hq * c.L * c.E, seed, t), k = draw(c.B * c.Hk * c.S * c.E, seed + 1, t),
+  const auto q = draw(c.B * c.Hq * c.L * c.E, seed, t),
+             k = draw(c.B * c.Hk * c.S * c.E, seed + 1, t),
              v = draw(c.B * c.Hk * c.S * c.Ev, seed + 2, t);
   const Tensor tq = place(q, c.B, c.Hq, c.L, c.E, t, d, c.bshd);
   const Tensor tk = place(k, c.B, c.Hk, c.S, c.E, t, d, c.bshd);
@@ -146,8 +148,8 @@ TEST_CASE("flash_mma: head dims 64 to 256, causal both ways, GQA, [B, S, H, D], 
         check_case(d, "flash_mma", {1, 2, 2, 200, 77, E, E, true, true, true}, t, seed++);
         check_case(d, "flash_mma", {1, 3, 1, 17, 17, E, E, false, false, false}, t, seed++);
       }
-    check_case(d, "flash_mma", {1, 2, 1, 1000, 1000, 128, 128, true, false, true},
-               DType::kBFloat16, seed++);
+    check_case(d, "flash_mma", {1, 2, 1, 1000, 1000, 128, 128, true, false, true}, DType::kBFloat16,
+               seed++);
     check_case(d, "flash_mma", {1, 2, 2, 1, 1000, 128, 128, false, false, false}, DType::kFloat16,
                seed++);
   }
