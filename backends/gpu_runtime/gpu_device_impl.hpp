@@ -232,6 +232,9 @@ bool GpuDevice<Rt>::offers_impl(KernelFamily family, int variant) const {
   // cuBLASLt is dlopen'ed when the device opens: offered only where it loaded.
   if (family == KernelFamily::kMatmul && variant == abi::kMatmulVendorBlas)
     return gpu::vendor_blas_available();
+  // The grouped GEMM's mma kernel needs cp.async and bf16 mma.sync: compute capability 8.0+.
+  if (family == KernelFamily::kGroupedMatmul && variant == abi::kGroupedMatmulMma)
+    return properties().compute_capability_major >= 8;
   // Batching needs the device's queue (absent with NBX_GPU_BATCH=0).
   if (family == KernelFamily::kElementwise && variant == abi::kElementwiseBatched)
     return batch_.has_value();

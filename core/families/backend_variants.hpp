@@ -71,6 +71,11 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kSearchBinary);
     case KernelFamily::kRotary:  // host_rotary.cpp, rotary_kernels.cu, rotary.comp
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kRotaryPairs);
+    case KernelFamily::kGroupedMatmul:  // host_grouped_matmul.cpp, grouped_matmul*.cu/.comp
+      return backend == BackendKind::kCuda
+                 ? bit(abi::kGroupedMatmulTiled) | bit(abi::kGroupedMatmulMma)
+             : backend == BackendKind::kUnknown ? 0
+                                                : bit(abi::kGroupedMatmulTiled);
     case KernelFamily::kJoin:  // join_kernels.cu, join.comp, host_join.cpp
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kJoinStrided) | bit(abi::kJoinFlat);
     case KernelFamily::kSort:
