@@ -60,8 +60,8 @@ void launch_family(VulkanDevice& dev, const abi::GroupedMatmulParams& p,
   }
   // int64 offsets are read as word pairs: word 2 · last + 1 stays on the index path.
   std::int64_t last = p.offsets_offset;
-  chk.reach(last, p.groups + 1, p.offsets_stride, "the offsets");
-  chk.inside("the offsets", p.offsets_offset, last, ot, launch.buffers[3].memory,
+  chk.reach(last, p.groups + 1, p.offsets_stride, "the offset array");
+  chk.inside("the offset array", p.offsets_offset, last, ot, launch.buffers[3].memory,
              ot == DType::kInt64 ? kMaxIndex / 2 - 1 : kMaxIndex);
 
   GpuParams g{};

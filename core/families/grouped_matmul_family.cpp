@@ -56,7 +56,7 @@ void validate(const abi::GroupedMatmulParams& p, std::span<const KernelBuffer> b
       .dim(p.rows, p.out_row_stride)
       .dim(p.n, p.out_col_stride)
       .inside(buffers[0], p.out_dtype);
-  check.view("the offsets", p.offsets_offset)
+  check.view("the offset array", p.offsets_offset)
       .dim(p.groups + 1, p.offsets_stride)
       .inside(buffers[3], p.offsets_dtype);
   if (p.rows > 0 && p.n > 0) {
