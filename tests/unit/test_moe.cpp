@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "core/capability_resolver.hpp"
+#include "core/ops/explain.hpp"
 #include "nbx/nbx.hpp"
 #include "tests/unit/expect_fault.hpp"
 #include "tests/unit/present_devices.hpp"
@@ -441,4 +443,30 @@ TEST_CASE("fused_moe refuses bad operands by name") {
                        2);
       },
       "got float64");
+}
+
+TEST_CASE("explain: the mma variant where the matrix unit, the stages and shared memory allow") {
+  const auto variant_on = [](const char* arch, DType t, std::string& stages) {
+    const Capabilities caps = capabilities_for_arch(arch);
+    const ops::OpExplanation e =
+        ops::explain("grouped_matmul", {t, t, DType::kInt64}, {{8192, 4096}, {8, 28672, 4096}, {9}},
+                     {caps, arch, std::string("arch ") + arch});
+    REQUIRE_MESSAGE(!e.refused, e.kernel);
+    std::string variant;
+    for (const ops::PlanChoice& c : e.choices) {
+      if (c.what == "variant") variant = c.value;
+      if (c.what == "stages" || c.what == "mma") stages = c.value + ": " + c.reason;
+    }
+    return variant;
+  };
+  std::string why;
+  CHECK(variant_on("nvidia/sm_90", DType::kBFloat16, why) == "grouped_matmul.mma");
+  CHECK_MESSAGE(why.find("cp.async stages") != std::string::npos, why);
+  CHECK(variant_on("nvidia/sm_80", DType::kFloat16, why) == "grouped_matmul.mma");
+  // float32 has no mma path; sm_70's mma takes float16 but has no cp.async (2 stages).
+  CHECK(variant_on("nvidia/sm_90", DType::kFloat32, why) == "grouped_matmul.tiled");
+  CHECK(variant_on("nvidia/sm_70", DType::kFloat16, why) == "grouped_matmul.tiled");
+  CHECK_MESSAGE(why.find("pipelining.max_num_stages is 2") != std::string::npos, why);
+  CHECK(variant_on("amd/gfx90a", DType::kBFloat16, why) == "grouped_matmul.tiled");
+  CHECK(variant_on("mesa/llvmpipe", DType::kFloat32, why) == "grouped_matmul.tiled");
 }
