@@ -1,6 +1,7 @@
 // grouped_matmul (moe.hpp): its checks and plan (plan_grouped_matmul, which fused_moe and
 // `nbx explain` run too), one "grouped_matmul" launch through every operand's strides.
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -54,17 +55,41 @@ MmaFit mma_fit(DType t, const PlanTarget& target) {
           std::to_string(abi::grouped_mma_shared_bytes(3)) + " bytes of 3 stages"};
 }
 
+// NBX_GROUPED_MATMUL=auto|tiled|mma (read at each plan: tests and benchmarks switch it): tiled
+// runs the kernel HIP runs on a CUDA device, so the H200 checks that code too.
+enum class Request { kAuto, kTiled, kMma };
+Request request() {
+  const char* env = std::getenv("NBX_GROUPED_MATMUL");
+  const std::string v = env ? env : "";
+  if (v.empty() || v == "auto") return Request::kAuto;
+  if (v == "tiled") return Request::kTiled;
+  if (v == "mma") return Request::kMma;
+  throw InvalidArgument("grouped_matmul", "NBX_GROUPED_MATMUL='" + v +
+                                              "' is not a grouped_matmul variant (auto, tiled, "
+                                              "mma).");
+}
+
 }  // namespace
 
 void replan_variant(abi::GroupedMatmulParams& p, const PlanTarget& target,
                     std::vector<PlanChoice>& choices) {
   const MmaFit fit = mma_fit(DType(p.dtype), target);
+  const Request wanted = request();
+  if (wanted == Request::kMma && !fit.refusal.empty())
+    throw Unsupported("grouped_matmul", target.device_name, "matrix.unit",
+                      "grouped_matmul on " + target.device_name +
+                          ": NBX_GROUPED_MATMUL asks for the mma variant, but " + fit.refusal +
+                          "; refused.");
   p.num_stages = fit.refusal.empty() ? fit.stages : 0;
   std::vector<int> candidates;
-  if (fit.refusal.empty()) candidates.push_back(abi::kGroupedMatmulMma);
-  candidates.push_back(abi::kGroupedMatmulTiled);
+  if (fit.refusal.empty() && wanted != Request::kTiled)
+    candidates.push_back(abi::kGroupedMatmulMma);
+  if (wanted != Request::kMma) candidates.push_back(abi::kGroupedMatmulTiled);
   const int v = choose_variant(p, candidates, target, choices);
   if (v != abi::kGroupedMatmulMma) p.num_stages = 0;
+  if (wanted != Request::kAuto)
+    choices.push_back({"request", wanted == Request::kTiled ? "tiled" : "mma", "", "",
+                       "NBX_GROUPED_MATMUL asks for this variant."});
   if (!fit.refusal.empty())
     choices.push_back(
         {"mma", "not taken", "matrix.unit", target.caps.matrix_unit.source, fit.refusal + "."});

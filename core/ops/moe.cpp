@@ -153,7 +153,6 @@ Tensor fused_moe(const Tensor& hidden, const Tensor& router_logits, const Tensor
   const Tensor gate_up = grouped_matmul(rows, w13, perm.group_offsets);
   const Tensor act = silu_and_mul(gate_up);
   const Tensor down = grouped_matmul(act, w2, perm.group_offsets);
-  (void)tokens;
   return moe_combine(down, route.weights, perm.inverse);
 }
 

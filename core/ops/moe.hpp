@@ -16,7 +16,10 @@
 //   Throws InvalidArgument for undefined tensors, tensors on different devices, a that is not
 //   2-d, b that is not 3-d, K or the expert counts that disagree, offsets that are not 1-d
 //   [E + 1] int32/int64, a and b of different dtypes or of another dtype; Unsupported where
-//   the device lacks the dtype.
+//   the device lacks the dtype. The variant (`nbx explain grouped_matmul`): mma (CUDA sm_80+,
+//   float16/bfloat16 with k-contiguous a and b) where the device offers it, tiled otherwise;
+//   NBX_GROUPED_MATMUL=tiled|mma forces one (a forced mma the device cannot run is refused by
+//   name: Unsupported), so a CUDA device also checks the tiled kernel HIP runs.
 // moe_route(router_logits [T, E], top_k, renormalize): softmax over the experts in float32,
 //   the top_k largest (ties to the lower expert), divided by their sum when renormalize.
 //   Returns weights [T, top_k] float32 (vLLM's fused_topk; Mixtral's reference casts them to

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <numeric>
 #include <random>
@@ -469,4 +470,35 @@ TEST_CASE("explain: the mma variant where the matrix unit, the stages and shared
   CHECK_MESSAGE(why.find("pipelining.max_num_stages is 2") != std::string::npos, why);
   CHECK(variant_on("amd/gfx90a", DType::kBFloat16, why) == "grouped_matmul.tiled");
   CHECK(variant_on("mesa/llvmpipe", DType::kFloat32, why) == "grouped_matmul.tiled");
+}
+
+TEST_CASE(
+    "NBX_GROUPED_MATMUL=tiled runs the tiled kernel everywhere; =mma is refused by name "
+    "where it cannot run") {
+  const char* saved = std::getenv("NBX_GROUPED_MATMUL");
+  const std::vector<std::int64_t> offsets{0, 70, 70, 203};
+  for (const Device& d : present_devices()) {
+    CAPTURE(d.str());
+    const Tensor a = random({203, 40}, DType::kFloat16, d, 501);
+    const Tensor b = random({3, 136, 40}, DType::kFloat16, d, 502);
+    const Tensor off = Tensor::from_host(offsets, {4}).to(d);
+    std::vector<double> want, scale;
+    grouped_reference(values_of(a), values_of(b), offsets, 136, 40, want, scale);
+    setenv("NBX_GROUPED_MATMUL", "tiled", 1);
+    check_close(values_of(ops::grouped_matmul(a, b, off)), want, scale, DType::kFloat16, 2);
+    CHECK(d.context().backend_device().last_launch().variant == abi::kGroupedMatmulTiled);
+    setenv("NBX_GROUPED_MATMUL", "mma", 1);
+    if (d.id().backend == "cuda" && d.properties().compute_capability_major >= 8) {
+      check_close(values_of(ops::grouped_matmul(a, b, off)), want, scale, DType::kFloat16, 2);
+      CHECK(d.context().backend_device().last_launch().variant == abi::kGroupedMatmulMma);
+    } else {
+      CHECK_THROWS_AS(ops::grouped_matmul(a, b, off), Unsupported);
+    }
+    setenv("NBX_GROUPED_MATMUL", "sideways", 1);
+    CHECK_THROWS_AS(ops::grouped_matmul(a, b, off), InvalidArgument);
+  }
+  if (saved)
+    setenv("NBX_GROUPED_MATMUL", saved, 1);
+  else
+    unsetenv("NBX_GROUPED_MATMUL");
 }
