@@ -111,9 +111,10 @@ Tensor moe_combine(const Tensor& expert_out, const Tensor& weights, const Tensor
     bad(op,
         "inverse must be int64 or int32, got " + std::string(dtype_name(inverse.dtype())) + all);
   const std::int64_t d = expert_out.shape()[1];
-  // Each token's k rows side by side, weighted and summed in float32, rounded once.
+  // Each token's k rows side by side, weighted and summed in float32, rounded once: the
+  // float32 weights promote the product (no float32 copy of the rows is made).
   const Tensor rows = index_select(expert_out, 0, inverse).view({tokens, k, d});
-  const Tensor weighted = mul(rows.to(DType::kFloat32), weights.to(DType::kFloat32).unsqueeze(2));
+  const Tensor weighted = mul(rows, weights.to(DType::kFloat32).unsqueeze(2));
   return sum(weighted, {1}).to(expert_out.dtype());
 }
 
