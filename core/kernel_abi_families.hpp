@@ -603,10 +603,11 @@ enum GroupedMatmulVariant : std::int32_t {
   kGroupedMatmulTiled = 0,  // shared-memory tiles, FMA (CUDA/HIP, Vulkan), host loops
   kGroupedMatmulMma = 1,    // CUDA sm_80+: mma.sync bf16/f16 tiles fed by cp.async stages
 };
-// The mma variant's tile (kernels/gpu/grouped_matmul_mma.cuh): 128 x 128 output tiles,
-// k steps of 32, 16-byte (8-element) cp.async chunks.
+// The mma variant's tile (kernels/gpu/grouped_matmul_mma.cuh): 128 x 256 output tiles (the
+// tile vLLM's tuned fused_moe takes on the H200 at Mixtral's shapes), k steps of 32, 16-byte
+// (8-element) cp.async chunks.
 inline constexpr int kGroupedMmaTileM = 128;
-inline constexpr int kGroupedMmaTileN = 128;
+inline constexpr int kGroupedMmaTileN = 256;
 inline constexpr int kGroupedMmaTileK = 32;
 inline constexpr int kGroupedMmaChunk = 8;
 // The bytes of shared memory the mma variant takes for `stages` k steps in flight.

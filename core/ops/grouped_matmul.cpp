@@ -96,7 +96,7 @@ void replan_variant(abi::GroupedMatmulParams& p, const PlanTarget& target,
   else if (v == abi::kGroupedMatmulMma)
     choices.push_back({"stages", std::to_string(p.num_stages), "shared_memory.per_block_optin",
                        target.caps.shared_memory_per_block_optin.source,
-                       "128x128x32 tiles, " + std::to_string(p.num_stages) + " cp.async stages (" +
+                       "128x256x32 tiles, " + std::to_string(p.num_stages) + " cp.async stages (" +
                            std::to_string(abi::grouped_mma_shared_bytes(p.num_stages)) +
                            " bytes of shared memory), bf16/f16 mma.sync m16n8k16 into float32."});
 }

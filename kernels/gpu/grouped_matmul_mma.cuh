@@ -3,8 +3,11 @@
 // on the tensor cores through mma.sync m16n8k16 (bf16 or f16 in, float32 accumulators).
 //
 // Design (after CUTLASS's sm80 multistage GEMM and the grouped schedule of vLLM's fused_moe
-// Triton kernel; written here, not copied): a 128-thread block computes a 128 x 128 output
-// tile of one group, four warps of 64 x 64. k advances 32 at a time through `Stages` shared
+// Triton kernel; written here, not copied): a 256-thread block computes a 128 x 256 output
+// tile of one group, eight warps of 64 x 64 (2 x 4). The wide tile reads 25% fewer operand
+// bytes from L2 per product than 128 x 128 (85 against 64 multiply-adds per element loaded),
+// the budget that binds an mma.sync GEMM near 500 TFLOP/s; vLLM's tuned fused_moe takes the
+// same tile on the H200 at Mixtral's shapes. k advances 32 at a time through `Stages` shared
 // memory stages filled by cp.async (16-byte chunks, zero-filled past the group's rows, n and
 // k), so Stages - 1 tiles are in flight while one is multiplied. Stage rows are 64 bytes (32
 // elements, four chunks); chunk c of row r sits at c ^ ((r >> 1) & 3), so the eight rows an
@@ -18,11 +21,11 @@
 
 namespace nbx::gpu {
 
-inline constexpr int kMmaThreads = 128;
+inline constexpr int kMmaThreads = 256;
 inline constexpr int kMmaTM = abi::kGroupedMmaTileM;
 inline constexpr int kMmaTN = abi::kGroupedMmaTileN;
 inline constexpr int kMmaTK = abi::kGroupedMmaTileK;
-static_assert(kMmaTM == 128 && kMmaTN == 128 && kMmaTK == 32, "the warp layout below");
+static_assert(kMmaTM == 128 && kMmaTN == 256 && kMmaTK == 32, "the warp layout below");
 
 NBX_GPU_INLINE unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -64,7 +67,7 @@ NBX_GPU_INLINE void mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0
   }
 }
 
-// Element offset of chunk `chunk` (0..3) of row `row` in a 128 x 32 stage tile.
+// Element offset of chunk `chunk` (0..3) of row `row` in a stage tile of 32-element rows.
 NBX_GPU_INLINE int swizzled(int row, int chunk) {
   return row * kMmaTK + ((chunk ^ ((row >> 1) & 3)) << 3);
 }
@@ -88,7 +91,7 @@ NBX_GPU_INLINE unsigned pack_pair(float lo, float hi) {
 }
 
 template <typename T, typename Index, int Stages>
-__global__ void __launch_bounds__(kMmaThreads, 2)
+__global__ void __launch_bounds__(kMmaThreads, 1)
     grouped_mma_kernel(const NBX_GPU_GRID_CONSTANT abi::GroupedMatmulParams p, T* out, const T* a,
                        const T* b, const Index* offsets, abi::FaultRecord* fault, i64 m_slots,
                        i64 n_tiles) {
@@ -110,24 +113,29 @@ __global__ void __launch_bounds__(kMmaThreads, 2)
   const T* const b_rows = b + p.b_offset + i64(tile.group) * p.b_group_stride;
   const i64 k_tiles = (p.k + kMmaTK - 1) / kMmaTK;
 
-  // Each thread copies four chunks of a and four of b per stage: chunk c = tid + 128 i is
-  // row c / 4, chunk c % 4.
+  // A stage is 128 rows of a and 256 of b, four 16-byte chunks each: chunk c = tid + 256 i is
+  // row c / 4, chunk c % 4 — two chunks of a and four of b per thread.
   auto load_stage = [&](int slot, i64 kt) {
     T* const as = smem + slot * kStageElems;
     T* const bs = as + kMmaTM * kMmaTK;
     const i64 k0 = kt * kMmaTK;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < kMmaTM * 4 / kMmaThreads; ++i) {
       const int c = tid + kMmaThreads * i;
       const int row = c >> 2, chunk = c & 3;
-      const i64 gk = k0 + chunk * 8;
-      const i64 ar = row0 + row, bn = col0 + row;
-      const bool a_in = ar < row_end && gk < p.k;
-      const bool b_in = bn < p.n && gk < p.k;
-      cp_async_16(as + swizzled(row, chunk), a_in ? a_rows + ar * p.a_row_stride + gk : a_rows,
-                  a_in ? 16 : 0);
-      cp_async_16(bs + swizzled(row, chunk), b_in ? b_rows + bn * p.b_n_stride + gk : b_rows,
-                  b_in ? 16 : 0);
+      const i64 gk = k0 + chunk * 8, ar = row0 + row;
+      const bool in = ar < row_end && gk < p.k;
+      cp_async_16(as + swizzled(row, chunk), in ? a_rows + ar * p.a_row_stride + gk : a_rows,
+                  in ? 16 : 0);
+    }
+#pragma unroll
+    for (int i = 0; i < kMmaTN * 4 / kMmaThreads; ++i) {
+      const int c = tid + kMmaThreads * i;
+      const int row = c >> 2, chunk = c & 3;
+      const i64 gk = k0 + chunk * 8, bn = col0 + row;
+      const bool in = bn < p.n && gk < p.k;
+      cp_async_16(bs + swizzled(row, chunk), in ? b_rows + bn * p.b_n_stride + gk : b_rows,
+                  in ? 16 : 0);
     }
   };
 
@@ -145,7 +153,7 @@ __global__ void __launch_bounds__(kMmaThreads, 2)
     cp_async_commit();
   }
 
-  const int warp_m = (warp >> 1) * 64, warp_n = (warp & 1) * 64;
+  const int warp_m = (warp >> 2) * 64, warp_n = (warp & 3) * 64;
   for (i64 kt = 0; kt < k_tiles; ++kt) {
     // Tile kt has landed once at most Stages - 2 groups are pending; the barrier also tells
     // every warp that the slot loaded next (multiplied in step kt - 1) is free.
