@@ -5,9 +5,11 @@
 // Design (after CUTLASS's sm80 multistage GEMM and the grouped schedule of vLLM's fused_moe
 // Triton kernel; written here, not copied): a 256-thread block computes a 128 x 256 output
 // tile of one group, eight warps of 64 x 64 (2 x 4). The wide tile reads 25% fewer operand
-// bytes from L2 per product than 128 x 128 (85 against 64 multiply-adds per element loaded),
-// the budget that binds an mma.sync GEMM near 500 TFLOP/s; vLLM's tuned fused_moe takes the
-// same tile on the H200 at Mixtral's shapes. k advances 32 at a time through `Stages` shared
+// bytes from L2 per product than 128 x 128 (85 against 64 multiply-adds per element loaded;
+// by estimate, 128 x 128 tiles at 500 TFLOP/s would read ~7.8 TB/s from L2, near what an
+// H100/H200 L2 delivers); vLLM's tuned fused_moe takes the same tile on the H200 at Mixtral's
+// shapes. Not yet measured (written without a GPU, 2026-12-06): bench/run_h200_moe.sh times
+// it at Mixtral's shapes beside PyTorch. k advances 32 at a time through `Stages` shared
 // memory stages filled by cp.async (16-byte chunks, zero-filled past the group's rows, n and
 // k), so Stages - 1 tiles are in flight while one is multiplied. Stage rows are 64 bytes (32
 // elements, four chunks); chunk c of row r sits at c ^ ((r >> 1) & 3), so the eight rows an
