@@ -8,9 +8,10 @@
 // cross_entropy (bench_transformer.hpp; compared with bench/torch_transformer.py).
 //
 //   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
-//                 [--suite elementwise|wave1|matmul|transformer] [--variants blas,tiled,coopmat]
+//                 [--suite elementwise|wave1|matmul|transformer|moe] [--variants blas,tiled,coopmat]
 //                 [--cases topk50_vocab_f32,cat8_f32]
 //
+// --suite moe: fused_moe at Mixtral's shapes and its two grouped GEMMs (bench_moe.hpp).
 // --cases times only the wave-1 cases named (the others are set up but not run): A/B runs of
 // one case under a launcher's environment switches, without the whole suite's minutes.
 // --dispatch-only skips the kernel suite and measures the dispatch overhead at 16 to 4096
@@ -31,6 +32,7 @@
 #include "bench/bench_elementwise.hpp"
 #include "bench/bench_index.hpp"
 #include "bench/bench_matmul.hpp"
+#include "bench/bench_moe.hpp"
 #include "bench/bench_rowops.hpp"
 #include "bench/bench_scan.hpp"
 #include "bench/bench_sort.hpp"
@@ -173,11 +175,13 @@ int main(int argc, char** argv) {
     else if (a == "--suite" && i + 1 < argc &&
              (std::strcmp(argv[i + 1], "elementwise") == 0 ||
               std::strcmp(argv[i + 1], "wave1") == 0 || std::strcmp(argv[i + 1], "matmul") == 0 ||
-              std::strcmp(argv[i + 1], "transformer") == 0))
+              std::strcmp(argv[i + 1], "transformer") == 0 ||
+              std::strcmp(argv[i + 1], "moe") == 0))
       suite = argv[++i];
     else {
       std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] "
-                   "[--dispatch-only] [--suite elementwise|wave1|matmul|transformer] [--variants "
+                   "[--dispatch-only] [--suite elementwise|wave1|matmul|transformer|moe] "
+                   "[--variants "
                    "blas,tiled,coopmat] [--cases a,b]\n";
       return 2;
     }
@@ -213,6 +217,7 @@ int main(int argc, char** argv) {
     if (suite == "transformer") return run_transformer(device, *timer, quick, json_path, cases);
     if (suite == "matmul")
       return nbx::bench::run_matmul_main(device, *timer, quick, json_path, variants);
+    if (suite == "moe") return nbx::bench::run_moe_main(device, *timer, quick, json_path);
     if (quick) options.contiguous_elements = 1 << 22, options.matrix_edge = 2048;
     // CUDA/HIP: the same GPU with the launcher's other choices (kernels/gpu reads these at
     // open; Vulkan and the host read neither, so there they would re-time the same kernels):

@@ -632,6 +632,47 @@ struct AttentionParams {
   std::int64_t k_offset, k_strides[4];
   std::int64_t v_offset, v_strides[4];
   std::int64_t out_offset, out_strides[4];
+// ---- "grouped_matmul": one product per group of rows, all groups in one launch ----
+// out[r, n] = Σ_k a[r, k] · b[e][n, k] for every row r of group e, offsets[e] <= r <
+// offsets[e + 1] (MoE experts: a's rows sorted by expert, b the experts' Linear weights
+// [E, N, K]; an [E, K, N] b is the same block with its n and k strides swapped). The offsets
+// are read on the device ([groups + 1] int32 or int64, no host sync of the counts) and must
+// partition the rows: offsets[0] = 0, never decreasing, offsets[groups] = rows. Anything else
+// is a device fault (kFaultIndexOutOfRange: index = the offending value, bound = rows,
+// position = its entry); that launch writes nothing and reads nothing out of range.
+// Accumulation in float32 for float16/bfloat16/float32 (the host reference in float64),
+// rounded once to out_dtype (= a's dtype).
+// Buffers: [0] out, [1] a, [2] b, [3] offsets.
+enum GroupedMatmulOp : std::int32_t { kGroupedMatmul_grouped_matmul = 0 };
+enum GroupedMatmulVariant : std::int32_t {
+  kGroupedMatmulTiled = 0,  // shared-memory tiles, FMA (CUDA/HIP, Vulkan), host loops
+  kGroupedMatmulMma = 1,    // CUDA sm_80+: mma.sync bf16/f16 tiles fed by cp.async stages
+};
+// The mma variant's tile (kernels/gpu/grouped_matmul_mma.cuh): 128 x 256 output tiles (the
+// tile vLLM's tuned fused_moe takes on the H200 at Mixtral's shapes), k steps of 32, 16-byte
+// (8-element) cp.async chunks.
+inline constexpr int kGroupedMmaTileM = 128;
+inline constexpr int kGroupedMmaTileN = 256;
+inline constexpr int kGroupedMmaTileK = 32;
+inline constexpr int kGroupedMmaChunk = 8;
+// The bytes of shared memory the mma variant takes for `stages` k steps in flight.
+constexpr std::int64_t grouped_mma_shared_bytes(int stages) {
+  return std::int64_t(stages) * (kGroupedMmaTileM + kGroupedMmaTileN) * kGroupedMmaTileK * 2;
+}
+struct GroupedMatmulParams {
+  std::int32_t op;       // GroupedMatmulOp
+  std::int32_t variant;  // GroupedMatmulVariant
+  std::int32_t dtype;    // a's and b's: float16, bfloat16, float32
+  std::int32_t out_dtype;
+  std::int32_t offsets_dtype;  // int32 or int64
+  std::int32_t num_stages;     // the mma variant's k steps in flight (3 or 4); 0 otherwise
+  std::int64_t groups;         // E
+  std::int64_t rows;           // R
+  std::int64_t n, k;
+  std::int64_t a_offset, a_row_stride, a_col_stride;
+  std::int64_t b_offset, b_group_stride, b_n_stride, b_k_stride;
+  std::int64_t out_offset, out_row_stride, out_col_stride;
+  std::int64_t offsets_offset, offsets_stride;
 };
 
 // ---- "timestamp" (diagnostic): the device clock into a uint64 slot ----

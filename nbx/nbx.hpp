@@ -15,6 +15,7 @@
 #include "core/ops/loss.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
+#include "core/ops/moe.hpp"
 #include "core/ops/rotary.hpp"
 #include "core/ops/scan.hpp"
 #include "core/ops/shape.hpp"

@@ -235,6 +235,9 @@ bool GpuDevice<Rt>::offers_impl(KernelFamily family, int variant) const {
   // flash_mma's mma.sync and cp.async: CUDA compute capability 8.0 and newer.
   if (family == KernelFamily::kAttention && variant == abi::kAttentionFlashMma)
     return this->properties().compute_capability_major >= 8;
+  // The grouped GEMM's mma kernel needs cp.async and bf16 mma.sync: compute capability 8.0+.
+  if (family == KernelFamily::kGroupedMatmul && variant == abi::kGroupedMatmulMma)
+    return this->properties().compute_capability_major >= 8;
   // Batching needs the device's queue (absent with NBX_GPU_BATCH=0).
   if (family == KernelFamily::kElementwise && variant == abi::kElementwiseBatched)
     return batch_.has_value();

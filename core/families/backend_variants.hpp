@@ -78,6 +78,11 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
              : backend == BackendKind::kHost || backend == BackendKind::kHip
                  ? bit(abi::kAttentionFlash) | bit(abi::kAttentionSplitKv)
                  : 0;
+    case KernelFamily::kGroupedMatmul:  // host_grouped_matmul.cpp, grouped_matmul*.cu/.comp
+      return backend == BackendKind::kCuda
+                 ? bit(abi::kGroupedMatmulTiled) | bit(abi::kGroupedMatmulMma)
+             : backend == BackendKind::kUnknown ? 0
+                                                : bit(abi::kGroupedMatmulTiled);
     case KernelFamily::kJoin:  // join_kernels.cu, join.comp, host_join.cpp
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kJoinStrided) | bit(abi::kJoinFlat);
     case KernelFamily::kSort:

@@ -22,6 +22,10 @@ void explain_search(const OpEntry& entry, const ExplainCall& call, OpExplanation
 void explain_join(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 // rotary.cpp: rotary_embedding's checks and its one variant.
 void explain_rotary(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+// grouped_matmul.cpp: the grouped GEMM's checks, variant and stages.
+void explain_grouped_matmul(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
+// moe.cpp: fused_moe, moe_route, moe_permute, moe_combine (family "moe": compositions).
+void explain_moe(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 void explain_matmul(const OpEntry& entry, const ExplainCall& call, OpExplanation& out);
 // The shape ops (op_catalog_shape.cpp): compositions of views, copies and index_select.
 void add_shape_ops(std::vector<OpEntry>& ops);

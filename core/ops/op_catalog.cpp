@@ -128,6 +128,14 @@ const char* op_name(abi::ScatterOp op) {
   return nullptr;
 }
 
+const char* op_name(abi::GroupedMatmulOp op) {
+  switch (op) {
+    case abi::kGroupedMatmul_grouped_matmul:
+      return "grouped_matmul";
+  }
+  return nullptr;
+}
+
 const char* op_name(abi::RotaryOp op) {
   switch (op) {
     case abi::kRotary_rotary_embedding:
@@ -441,6 +449,37 @@ void add_rotary_ops(std::vector<OpEntry>& ops) {
   add_enum_family<abi::RotaryOp>(ops, "rotary", detail::explain_rotary, e);
 }
 
+// The grouped_matmul family's op (the experts' GEMM: a [R, K] grouped by expert, b [E, N, K],
+// offsets [E + 1]) and the MoE compositions on it (family "moe", moe.cpp).
+void add_moe_ops(std::vector<OpEntry>& ops) {
+  const DType f32 = DType::kFloat32, i64 = DType::kInt64;
+  OpEntry g;
+  g.operands = 3;
+  g.operand_names = "a [R, K] (rows grouped by expert); b [E, N, K]; group_offsets [E + 1]";
+  g.example_dtypes = {f32, f32, i64};
+  g.example_shapes = {{512, 256}, {8, 384, 256}, {9}};
+  add_enum_family<abi::GroupedMatmulOp>(ops, "grouped_matmul", detail::explain_grouped_matmul, g);
+  const auto moe = [&](const char* name, int operands, const char* names, std::vector<DType> dtypes,
+                       std::vector<Shape> shapes) {
+    OpEntry e;
+    e.name = name;
+    e.family = "moe";
+    e.table_op = "composition";
+    e.operands = operands;
+    e.operand_names = names;
+    e.example_dtypes = std::move(dtypes);
+    e.example_shapes = std::move(shapes);
+    e.explain = detail::explain_moe;
+    ops.push_back(std::move(e));
+  };
+  moe("fused_moe", 4, "hidden [T, D]; router_logits [T, E]; w13 [E, 2F, D]; w2 [E, D, F] (top_k 2)",
+      {f32, f32, f32, f32}, {{256, 128}, {256, 8}, {8, 512, 128}, {8, 128, 256}});
+  moe("moe_route", 1, "router_logits [T, E] (top_k 2)", {f32}, {{256, 8}});
+  moe("moe_permute", 1, "expert_ids [T, k]", {DType::kInt32}, {{256, 2}});
+  moe("moe_combine", 3, "expert_out [T·k, D]; weights [T, k]; inverse [T·k]", {f32, f32, i64},
+      {{512, 128}, {256, 2}, {512}});
+}
+
 // The join family's op, cat, and stack on it (a new dim 0, then cat): 1-8 tensors.
 void add_join_ops(std::vector<OpEntry>& ops) {
   OpEntry joins;
@@ -509,6 +548,7 @@ std::vector<OpEntry> build_catalog() {
   add_products(ops);
   add_join_ops(ops);
   add_rotary_ops(ops);
+  add_moe_ops(ops);
   detail::add_shape_ops(ops);
   detail::add_attention_ops(ops);
   detail::add_loss_ops(ops);

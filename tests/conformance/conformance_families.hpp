@@ -50,7 +50,7 @@ struct FamilySpec {
   std::string_view name;    // "sum", "norm_p2", "layer_norm", …
   std::string_view family;  // "reduce", "scan", "softmax", "norm", "linalg", "creation",
                             // "gather", "shape", "sort", "index_write", "search",
-                            // "attention", "rotary", "loss"
+                            // "attention", "rotary", "loss", "moe"
   bool exact;               // float results exact by definition (selections, triangles)
   std::vector<FamilyCase> (*cases)(DType dtype, Rng& rng, const Device& device);
 };
@@ -75,6 +75,7 @@ std::span<const FamilySpec> search_specs();       // conformance_cases_index_wri
 std::span<const FamilySpec> attention_specs();    // conformance_cases_attention.cpp
 std::span<const FamilySpec> rotary_specs();       // conformance_cases_rotary.cpp
 std::span<const FamilySpec> loss_specs();         // conformance_cases_loss.cpp
+std::span<const FamilySpec> moe_specs();          // conformance_cases_moe.cpp
 // The gated products (conformance_cases_glu.cpp), family "elementwise": first in
 // family_specs(), so `--families elementwise` runs them beside the table's ops.
 std::span<const FamilySpec> glu_specs();

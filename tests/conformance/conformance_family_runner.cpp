@@ -289,7 +289,7 @@ std::span<const FamilySpec> family_specs() {
     for (auto part :
          {glu_specs(), reduce_specs(), scan_specs(), softmax_norm_specs(), linalg_creation_specs(),
           gather_specs(), sort_specs(), shape_specs(), index_write_specs(), search_specs(),
-          attention_specs(), rotary_specs(), loss_specs()})
+          attention_specs(), rotary_specs(), loss_specs(), moe_specs()})
       v.insert(v.end(), part.begin(), part.end());
     return v;
   }();

@@ -37,6 +37,7 @@ import torch_diff_ops_index_write  # noqa: E402 — registers the index writes
 import torch_diff_ops_attention  # noqa: E402,F401 — registers scaled_dot_product_attention
 import torch_diff_ops_rotary  # noqa: E402,F401 — registers the rotary family's ops
 import torch_diff_ops_loss  # noqa: E402,F401 — registers the losses
+import torch_diff_ops_moe  # noqa: E402,F401 — registers the MoE ops
 
 TYPED_REFUSALS = ("InvalidArgument", "Unsupported", "DeviceFault")
 # Ops whose PyTorch answer is always computed on the CPU (exact data movement, the same on

@@ -27,6 +27,7 @@ const std::map<std::string, OpCall>& index_write_op_table();
 const std::map<std::string, OpCall>& attention_op_table();
 // The rotary family's ops (torch_diff_ops_rotary.cpp).
 const std::map<std::string, OpCall>& rotary_op_table();
+const std::map<std::string, OpCall>& moe_op_table();  // torch_diff_ops_moe.cpp
 // The losses (torch_diff_ops_loss.cpp).
 const std::map<std::string, OpCall>& loss_op_table();
 // An out= tensor of 7s of the case's out_shape, out_dtype and out_layout (contiguous, or a

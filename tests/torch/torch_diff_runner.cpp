@@ -91,7 +91,7 @@ json run_case(const json& c, const std::vector<char>& blob, const nbx::Device& d
   for (const auto* table :
        {&td::op_table(), &td::inplace_op_table(), &td::shape_op_table(), &td::sort_op_table(),
         &td::index_write_op_table(), &td::attention_op_table(), &td::rotary_op_table(),
-        &td::loss_op_table()})
+        &td::loss_op_table(), &td::moe_op_table()})
     if (const auto it = table->find(op); it != table->end()) call = &it->second;
   if (call == nullptr) return {{"status", "unknown-op"}};
   try {

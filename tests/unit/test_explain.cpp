@@ -283,6 +283,9 @@ TEST_CASE("the catalog's names are the union of the op tables") {
   expect_codes("search", {{"searchsorted", abi::kSearch_searchsorted},
                           {"bucketize", abi::kSearch_bucketize}});
   expect_codes("rotary", {{"rotary_embedding", abi::kRotary_rotary_embedding}});
+  expect_codes("grouped_matmul", {{"grouped_matmul", abi::kGroupedMatmul_grouped_matmul}});
+  // The MoE compositions on it (family "moe").
+  expect_codes("moe", {{"fused_moe", 0}, {"moe_route", 0}, {"moe_permute", 0}, {"moe_combine", 0}});
   // cat and stack: the join family's one op.
   expect_codes("join", {{"cat", abi::kJoin_cat}, {"stack", abi::kJoin_cat}});
   // The shape ops: compositions of views, copies, index_select and sum (family "shape").

@@ -22,6 +22,7 @@
 #include "core/ops/index.hpp"
 #include "core/ops/index_write.hpp"
 #include "core/ops/linalg.hpp"
+#include "core/ops/moe.hpp"
 #include "core/ops/norm.hpp"
 #include "core/ops/reduce.hpp"
 #include "core/ops/rotary.hpp"
@@ -113,6 +114,15 @@ std::vector<Case> cases() {
              q, q.clone(), Tensor::from_host(pos, {2, 16}, q.device()),
              ops::rotary_cos_sin_cache(64, 32, 10000, DType::kFloat32, q.device()), 32);
        }},
+      {"grouped_matmul",
+       DType::kBFloat16,
+       {96, 64},
+       [](const Tensor& a) {
+         const Tensor b = ops::cat({a, a.slice(0, 0, 96)}, 0).view({4, 48, 64});
+         ops::grouped_matmul(
+             a, b,
+             Tensor::from_host(std::vector<std::int64_t>{0, 10, 10, 50, 96}, {5}, a.device()));
+       }},
   };
 }
 
@@ -149,6 +159,10 @@ TEST_CASE("the variant explain names is the one the backend launched, on every d
       if (c.op == "rotary_embedding") {  // q, k, positions, the cache
         dtypes = {c.dtype, c.dtype, DType::kInt64, DType::kFloat32};
         shapes = {c.shape, c.shape, {2, 16}, {64, 32}};
+      }
+      if (c.op == "grouped_matmul") {  // a, b [E, N, K], the offsets
+        dtypes = {c.dtype, c.dtype, DType::kInt64};
+        shapes = {c.shape, {4, 48, 64}, {5}};
       }
       const ops::OpExplanation e = ops::explain(c.op, dtypes, shapes, target, args);
       if (e.refused) {  // the device lacks a dtype: the op must refuse the same way

@@ -55,6 +55,7 @@ void run(const Device& d, const RawLaunch& r) {
 struct Operands {
   Tensor x, out, rows_out, idx, rows_picked;
   Tensor rot_q, rot_pos, rot_cache;  // rotary: q [4, 2, 8], positions [4], cache [4, 8]
+  Tensor group_offsets;              // grouped_matmul: x's rows in groups [0, 1) and [1, 4)
   explicit Operands(const Device& d) {
     std::vector<float> v(32);
     for (int i = 0; i < 32; ++i) v[std::size_t(i)] = 0.25f * float(i % 7) - 0.5f;
@@ -69,6 +70,7 @@ struct Operands {
     rot_q = Tensor::from_host(q, {4, 2, 8}, d);
     rot_pos = Tensor::from_host(std::vector<std::int64_t>{1, 0, 3, 2}, {4}, d);
     rot_cache = Tensor::from_host(c, {4, 8}, d);
+    group_offsets = Tensor::from_host(std::vector<std::int64_t>{0, 1, 4}, {3}, d);
   }
   KernelBuffer w(const Tensor& t) const { return {t.storage()->memory(), true}; }
   KernelBuffer r(const Tensor& t) const { return {t.storage()->memory(), false}; }
@@ -220,6 +222,29 @@ RawLaunch rotary_q(const Operands& o) {
   p.cache_row_stride = 8;
   p.cache_col_stride = 1;
   return raw(p, {o.w(o.rot_q), {DeviceMemory{}, true}, o.r(o.rot_pos), o.r(o.rot_cache)});
+}
+
+// grouped_matmul of x [4, 8] in two groups (rows 0 | 1-3) by rot_q read as b [2, 4, 8]: out's
+// first 4 columns of each row (row stride 8).
+RawLaunch grouped(const Operands& o) {
+  abi::GroupedMatmulParams p{};
+  p.op = abi::kGroupedMatmul_grouped_matmul;
+  p.variant = abi::kGroupedMatmulTiled;
+  p.dtype = p.out_dtype = kF32;
+  p.offsets_dtype = std::int32_t(DType::kInt64);
+  p.groups = 2;
+  p.rows = 4;
+  p.n = 4;
+  p.k = 8;
+  p.a_row_stride = 8;
+  p.a_col_stride = 1;
+  p.b_group_stride = 32;
+  p.b_n_stride = 8;
+  p.b_k_stride = 1;
+  p.out_row_stride = 8;
+  p.out_col_stride = 1;
+  p.offsets_stride = 1;
+  return raw(p, {o.w(o.out), o.r(o.x), o.r(o.rot_q), o.r(o.group_offsets)});
 }
 
 struct Misuse {
@@ -428,6 +453,27 @@ std::vector<Misuse> misuses() {
       {"rotary k heads without k",
        mutate(rotary_q, [](RawLaunch& r) { r.as<abi::RotaryParams>().k_heads = 1; }), false,
        "k_heads is not 0 without k"},
+      {"grouped_matmul offsets one element past their allocation",
+       mutate(grouped,
+              [](RawLaunch& r) {
+                const auto elements = std::int64_t(r.buffers[3].memory.bytes / 8);
+                r.as<abi::GroupedMatmulParams>().offsets_offset = elements - 2;
+              }),
+       false, "the offset array reaches element"},
+      {"grouped_matmul b with more groups than its allocation holds",
+       mutate(grouped,
+              [](RawLaunch& r) {
+                const auto groups = std::int64_t(r.buffers[2].memory.bytes / 128);
+                r.as<abi::GroupedMatmulParams>().b_group_stride = 32 * groups;
+              }),
+       false, "b reaches element"},
+      {"grouped_matmul of int32 operands",
+       mutate(grouped,
+              [](RawLaunch& r) {
+                auto& p = r.as<abi::GroupedMatmulParams>();
+                p.dtype = p.out_dtype = std::int32_t(DType::kInt32);
+              }),
+       false, "is not float16, bfloat16 or float32"},
       {"the timestamp family on a device without it",
        [](const Operands& o) { return raw(abi::TimestampParams{-1}, {o.w(o.idx)}); }, false,
        "negative offset"},
@@ -473,6 +519,16 @@ TEST_CASE("well-formed raw launches of every family run on every backend") {
     CHECK(q1[10] == doctest::Approx(q0[10] * c[10] - q0[14] * c[14]));
     CHECK(q1[14] == doctest::Approx(q0[14] * c[10] + q0[10] * c[14]));
     CHECK(q1[10] != q0[10]);
+    // The grouped launch: row 0 times b[0], rows 1-3 times b[1] (rot_q's second half).
+    run(d, grouped(o));
+    const std::vector<float> g = o.out.to_host<float>();
+    for (int r = 0; r < 4; ++r)
+      for (int n = 0; n < 4; ++n) {
+        float want_g = 0;
+        for (int k = 0; k < 8; ++k)
+          want_g += x[std::size_t(r * 8 + k)] * q1[std::size_t((r == 0 ? 0 : 32) + n * 8 + k)];
+        CHECK(g[std::size_t(r * 8 + n)] == doctest::Approx(want_g));
+      }
     // The gather launch: output row r is x's row rows_picked[r] (3, 0, 2, 0).
     run(d, index_select_rows(o));
     const std::vector<float> picked = o.out.to_host<float>();
