@@ -632,6 +632,8 @@ struct AttentionParams {
   std::int64_t k_offset, k_strides[4];
   std::int64_t v_offset, v_strides[4];
   std::int64_t out_offset, out_strides[4];
+};
+
 // ---- "grouped_matmul": one product per group of rows, all groups in one launch ----
 // out[r, n] = Σ_k a[r, k] · b[e][n, k] for every row r of group e, offsets[e] <= r <
 // offsets[e + 1] (MoE experts: a's rows sorted by expert, b the experts' Linear weights
