@@ -27,8 +27,8 @@ void run_family(const abi::AttentionParams& p, std::span<const KernelBuffer> buf
       const std::int64_t kb = p.k_offset + b * p.k_strides[0] + hk * p.k_strides[1];
       const std::int64_t vb = p.v_offset + b * p.v_strides[0] + hk * p.v_strides[1];
       for (std::int64_t i = 0; i < p.q_len; ++i) {
-        const std::int64_t qb = p.q_offset + b * p.q_strides[0] + h * p.q_strides[1] +
-                                i * p.q_strides[2];
+        const std::int64_t qb =
+            p.q_offset + b * p.q_strides[0] + h * p.q_strides[1] + i * p.q_strides[2];
         for (std::int64_t d = 0; d < p.head_dim; ++d)
           qrow[std::size_t(d)] = as_f(load(q, t, qb + d * p.q_strides[3]));
         // Keys 0 .. seen-1 take part (all of them without causal).
@@ -54,8 +54,8 @@ void run_family(const abi::AttentionParams& p, std::span<const KernelBuffer> buf
           for (std::int64_t e = 0; e < p.value_dim; ++e)
             acc[std::size_t(e)] += weight[std::size_t(j)] *
                                    as_f(load(v, t, vb + j * p.v_strides[2] + e * p.v_strides[3]));
-        const std::int64_t ob = p.out_offset + b * p.out_strides[0] + h * p.out_strides[1] +
-                                i * p.out_strides[2];
+        const std::int64_t ob =
+            p.out_offset + b * p.out_strides[0] + h * p.out_strides[1] + i * p.out_strides[2];
         for (std::int64_t e = 0; e < p.value_dim; ++e)
           store(out, t, ob + e * p.out_strides[3],
                 from_double(seen == 0 ? 0.0 : acc[std::size_t(e)] / sum));

@@ -94,8 +94,8 @@ void validate(const abi::AttentionParams& p, std::span<const KernelBuffer> buffe
         (p.splits - 1) * p.split_len >= std::max<std::int64_t>(p.kv_len, 1))
       check.fail("splits " + std::to_string(p.splits) + " of " + std::to_string(p.split_len) +
                  " keys do not cover kv_len " + std::to_string(p.kv_len) + " with none empty");
-    const std::int64_t words = abi::attention_workspace_words(p.splits, p.batch, p.q_heads,
-                                                              p.q_len, p.value_dim);
+    const std::int64_t words =
+        abi::attention_workspace_words(p.splits, p.batch, p.q_heads, p.q_len, p.value_dim);
     check.view("the workspace", 0).dim(words, 1).inside(buffers[4], std::int32_t(DType::kFloat32));
   } else if (p.splits != 1) {
     check.fail("splits is " + std::to_string(p.splits) + " outside split_kv");
@@ -133,8 +133,7 @@ std::string refusal(std::int32_t variant, const abi::AttentionParams& p, int) {
   return "unknown variant";
 }
 
-constexpr BufferRole kBuffers[] = {
-    {"out", true}, {"q"}, {"k"}, {"v"}, {"workspace", true}};
+constexpr BufferRole kBuffers[] = {{"out", true}, {"q"}, {"k"}, {"v"}, {"workspace", true}};
 
 std::string describe_fault(const abi::FaultRecord& r) {
   return describe_common_fault(r);

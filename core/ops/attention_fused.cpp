@@ -90,9 +90,9 @@ Tensor run_fused_attention(const Tensor& q, const Tensor& k, const Tensor& v,
   if (out.numel() == 0) return out;
   Tensor workspace;
   if (p.variant == abi::kAttentionSplitKv)
-    workspace = Tensor::empty({abi::attention_workspace_words(p.splits, p.batch, p.q_heads,
-                                                              p.q_len, p.value_dim)},
-                              DType::kFloat32, device);
+    workspace = Tensor::empty(
+        {abi::attention_workspace_words(p.splits, p.batch, p.q_heads, p.q_len, p.value_dim)},
+        DType::kFloat32, device);
   const KernelBuffer buffers[5] = {
       {out.storage()->memory(), true},
       {q.storage()->memory(), false},

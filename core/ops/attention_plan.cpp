@@ -234,12 +234,12 @@ AttentionPlan plan_attention(std::string_view op, DType dtype, const AttentionDi
   detail::choose_attention_path(op, dtype, d, target, plan);
   if (plan.path == AttentionPath::kMath)
     plan.choices.push_back(
-      {"chunk_rows", std::to_string(plan.chunk_rows), "memory.attention_min_chunk_rows",
-       caps.memory.attention_min_chunk_rows.source,
-       "query rows a step: " + std::to_string(d.batch) + " x rows x " + std::to_string(d.kv_len) +
-           " scores within " + std::to_string(kMathScoresBudgetBytes >> 20) +
-           " MiB (whole tiles), at least " + std::to_string(min_rows) + " rows, at most L (" +
-           std::to_string(d.q_len) + ")."});
+        {"chunk_rows", std::to_string(plan.chunk_rows), "memory.attention_min_chunk_rows",
+         caps.memory.attention_min_chunk_rows.source,
+         "query rows a step: " + std::to_string(d.batch) + " x rows x " + std::to_string(d.kv_len) +
+             " scores within " + std::to_string(kMathScoresBudgetBytes >> 20) +
+             " MiB (whole tiles), at least " + std::to_string(min_rows) + " rows, at most L (" +
+             std::to_string(d.q_len) + ")."});
   if (d.gqa) {
     const std::string group = std::to_string(d.q_heads / std::max<std::int64_t>(1, d.kv_heads));
     plan.choices.push_back({"gqa", group + " query heads a kv head", "", "",
