@@ -53,18 +53,23 @@ bool size_blocks(AttentionPath path, const AttentionDims& d, std::int64_t budget
     }
     return false;
   }
-  if (path == AttentionPath::kSplitKv) {
-    plan.block_rows = int(d.q_len * (d.q_heads / std::max<std::int64_t>(1, d.kv_heads)));
-    plan.block_keys = 32;
-    return true;
+  // flash and split_kv: q rows in float32, a K tile with a padded row and a V tile.
+  const auto fits = [&](std::int64_t rows, std::int64_t keys) {
+    return 4 * (rows * d.head_dim + keys * (d.head_dim + 1) + keys * d.value_dim) <= budget;
+  };
+  if (path == AttentionPath::kSplitKv) {  // the rows of one kv head's query heads
+    const int rows = int(d.q_len * (d.q_heads / std::max<std::int64_t>(1, d.kv_heads)));
+    for (int keys : {32, 16})
+      if (fits(rows, keys)) {
+        plan.block_rows = rows, plan.block_keys = keys;
+        return true;
+      }
+    return false;
   }
-  // flash: q rows in float32, a K tile with a padded row and a V tile.
   for (int keys : {32, 16})
     for (int rows : {64, 32, 16, 8}) {
       if (rows > std::max(tile, 8) || rows < std::min(floor, 8)) continue;
-      const std::int64_t bytes =
-          4 * (rows * d.head_dim + keys * (d.head_dim + 1) + keys * d.value_dim);
-      if (bytes <= budget) {
+      if (fits(rows, keys)) {
         plan.block_rows = rows, plan.block_keys = keys;
         return true;
       }
@@ -77,8 +82,8 @@ bool size_blocks(AttentionPath path, const AttentionDims& d, std::int64_t budget
 void size_splits(const AttentionDims& d, const PlanTarget& target, AttentionPlan& plan) {
   const std::int64_t units = target.device ? target.device->properties().compute_units : 0;
   const std::int64_t want = 2 * (units > 0 ? units : 128);
-  const std::int64_t heads = std::max<std::int64_t>(1, d.batch / std::max<std::int64_t>(1, d.q_heads) *
-                                                           d.kv_heads);
+  const std::int64_t heads =
+      std::max<std::int64_t>(1, d.batch / std::max<std::int64_t>(1, d.q_heads) * d.kv_heads);
   const std::int64_t most = std::max<std::int64_t>(1, (d.kv_len + 255) / 256);
   std::int64_t splits = std::clamp<std::int64_t>((want + heads - 1) / heads, 1, most);
   plan.split_len = std::max<std::int64_t>(1, (d.kv_len + splits - 1) / splits);
@@ -137,8 +142,8 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
         continue;
       }
       if (!size_blocks(path, d, budget, plan.tile, caps.attention.min_tile.value, trial)) {
-        passed += name + "'s tiles do not fit " + std::to_string(budget) +
-                  " bytes of shared memory; ";
+        passed +=
+            name + "'s tiles do not fit " + std::to_string(budget) + " bytes of shared memory; ";
         continue;
       }
       abi::AttentionParams model = attention_model_block(dtype, d, trial);
@@ -159,9 +164,9 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
       if (request != Request::kAuto)
         throw Unsupported(std::string(op), target.device_id,
                           "attention." + std::string(std::getenv("NBX_ATTENTION")),
-                          std::string(op) + " on " + target.device_name + ": NBX_ATTENTION=" +
-                              std::getenv("NBX_ATTENTION") + " cannot run here: " + passed +
-                              "refused.");
+                          std::string(op) + " on " + target.device_name +
+                              ": NBX_ATTENTION=" + std::getenv("NBX_ATTENTION") +
+                              " cannot run here: " + passed + "refused.");
       why_math = "no fused kernel serves it: " + passed;
     }
   }
@@ -184,8 +189,9 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
             : std::string("tiles in shared memory with FMA, online softmax, no L x S matrix. ")) +
            (passed.empty() ? "" : "Passed over: " + passed)});
   plan.choices.push_back(
-      {"block", std::to_string(plan.block_rows) + " query rows x " +
-                    std::to_string(plan.block_keys) + " keys",
+      {"block",
+       std::to_string(plan.block_rows) + " query rows x " + std::to_string(plan.block_keys) +
+           " keys",
        "shared_memory.per_block_optin", caps.shared_memory_per_block_optin.source,
        "the tile's rows (at most the tile above) whose buffers fit the block's shared memory."});
   if (plan.path == AttentionPath::kSplitKv) size_splits(d, target, plan);
