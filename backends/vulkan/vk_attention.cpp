@@ -40,6 +40,14 @@ struct CombineParams {
 constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shaders' uint arithmetic, with room
 constexpr std::uint32_t kSubgroupBasic = 0x1, kSubgroupShuffle = 0x10;  // VkSubgroupFeatureFlags
 
+// Whether a [batch, heads, rows, dim] view's rows load as 16-byte vectors of `per` elements:
+// unit dim stride, and the offset, the other strides and the row length multiples of `per`.
+bool rows_of_vectors(std::int64_t offset, const std::int64_t* strides, std::int64_t dim,
+                     std::int64_t per) {
+  return strides[3] == 1 && dim % per == 0 && offset % per == 0 && strides[0] % per == 0 &&
+         strides[1] % per == 0 && strides[2] % per == 0;
+}
+
 std::uint32_t floor_pow2(std::uint32_t n) {
   return n ? std::bit_floor(n) : 1u;
 }
@@ -143,6 +151,9 @@ void launch_family(VulkanDevice& dev, const abi::AttentionParams& p, const Kerne
   put(g.vs, p.v_strides);
   put(g.os, p.out_strides);
 
+  const std::int64_t per = 16 / std::int64_t(dtype_size(t));
+  const bool k_vec = rows_of_vectors(p.k_offset, p.k_strides, p.head_dim, per);
+  const bool v_vec = rows_of_vectors(p.v_offset, p.v_strides, p.value_dim, per);
   const std::uint32_t spec[] = {wg,
                                 std::uint32_t(p.dtype),
                                 std::uint32_t(p.head_dim),
@@ -150,7 +161,9 @@ void launch_family(VulkanDevice& dev, const abi::AttentionParams& p, const Kerne
                                 std::uint32_t(rows),
                                 std::uint32_t(p.block_keys),
                                 lanes,
-                                split ? 1u : 0u};
+                                split ? 1u : 0u,
+                                k_vec ? 1u : 0u,
+                                v_vec ? 1u : 0u};
   const DeviceMemory none{};
   const DispatchBuffer bufs[5] = {{split ? none : launch.buffers[0].memory, !split},
                                   {launch.buffers[1].memory, false},

@@ -20,7 +20,8 @@
 // softmax is exp2; the workspace holds natural-log maxima. A row that sees no key keeps max
 // -inf and sum 0 and writes zeros. Elements are read through vk_codec.glsl (bfloat16 and
 // float16 as 16-bit words), offsets and strides in elements within the 32-bit index path
-// (backends/vulkan/vk_attention.cpp checks every view).
+// (backends/vulkan/vk_attention.cpp checks every view). K and V tiles load as 16-byte vectors
+// where their rows are contiguous and aligned (K_VEC, V_VEC): decode is bandwidth-bound.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -37,6 +38,9 @@ layout(constant_id = 4) const uint ROWS = 16;
 layout(constant_id = 5) const uint BK = 32;
 layout(constant_id = 6) const uint G = 4;
 layout(constant_id = 7) const bool SPLIT = false;
+// K's / V's rows contiguous with every 16-byte vector aligned: the tiles load as uvec4.
+layout(constant_id = 8) const bool K_VEC = false;
+layout(constant_id = 9) const bool V_VEC = false;
 
 const int CDT = DT_FLOAT32;  // vk_codec.glsl's compute dtype
 #define kNaN uintBitsToFloat(0x7fc00000u)
@@ -66,8 +70,10 @@ layout(set = 0, binding = 2) readonly buffer Q16 { uint16_t v[]; } q16;
 layout(set = 0, binding = 2) readonly buffer Q32 { uint v[]; } q32;
 layout(set = 0, binding = 3) readonly buffer K16 { uint16_t v[]; } k16;
 layout(set = 0, binding = 3) readonly buffer K32 { uint v[]; } k32;
+layout(set = 0, binding = 3) readonly buffer K128 { uvec4 v[]; } k128;
 layout(set = 0, binding = 4) readonly buffer V16 { uint16_t v[]; } v16;
 layout(set = 0, binding = 4) readonly buffer V32 { uint v[]; } v32;
+layout(set = 0, binding = 4) readonly buffer V128 { uvec4 v[]; } v128;
 layout(set = 0, binding = 5) writeonly buffer Work { float v[]; } ws;
 
 shared float sq[ROWS * D];
@@ -83,6 +89,15 @@ float load_k(uint i) {
 float load_v(uint i) {
   return nbx_decF(DT, uvec2(nbx_esize(DT) == 2 ? uint(v16.v[i]) : v32.v[i], 0u));
 }
+// Elements a 16-byte vector holds, and element w of one (little-endian: the low half first).
+const uint VW = DT == DT_FLOAT32 ? 4u : 8u;  // float32, else float16 / bfloat16
+float vec_elem(uvec4 r, uint w) {
+  if (nbx_esize(DT) == 4) return uintBitsToFloat(r[w]);
+  const uint word = r[w >> 1];
+  const uint bits = (w & 1u) == 0u ? word & 0xffffu : word >> 16;
+  return nbx_decF(DT, uvec2(bits, 0u));
+}
+
 void store_out(uint i, float y) {
   const uint r = nbx_encF(DT, y).x;
   if (nbx_esize(DT) == 2) out16.v[i] = uint16_t(r);
@@ -141,7 +156,9 @@ void main() {
     uint h, i;
     const bool live = row_of(slot, head0, row0, h, i);
     // The row's last key + 1 (all keys without causal).
-    const uint seen = !live ? 0u : causal ? uint(clamp(int(i) + shift + 1, 0, int(kv_len))) : kv_len;
+    const uint seen = !live   ? 0u
+                      : causal ? uint(clamp(int(i) + shift + 1, 0, int(kv_len)))
+                               : kv_len;
 
     // Q rows into shared memory, scaled.
     const uint q_base = P.offs.x + b * P.qs.x;
@@ -159,14 +176,32 @@ void main() {
 
     for (uint j0 = j_begin; j0 < j_end; j0 += BK) {
       barrier();  // the previous tile's reads are done (and, the first time, Q's writes)
-      for (uint e = t; e < BK * D; e += WG) {
-        const uint j = e / D, d = e % D;
-        sk[j * KST + d] = j0 + j < j_end ? load_k(k_base + (j0 + j) * P.ks.z + d * P.ks.w) : 0.0;
+      // Keys past the range are zeros, never garbage: their weight 0 times NaN is NaN.
+      if (K_VEC) {
+        for (uint u = t; u < BK * D / VW; u += WG) {
+          const uint j = u / (D / VW), d = (u % (D / VW)) * VW;
+          const uvec4 r =
+              j0 + j < j_end ? k128.v[(k_base + (j0 + j) * P.ks.z + d) / VW] : uvec4(0u);
+          for (uint w = 0u; w < VW; ++w) sk[j * KST + d + w] = vec_elem(r, w);
+        }
+      } else {
+        for (uint e = t; e < BK * D; e += WG) {
+          const uint j = e / D, d = e % D;
+          sk[j * KST + d] = j0 + j < j_end ? load_k(k_base + (j0 + j) * P.ks.z + d * P.ks.w) : 0.0;
+        }
       }
-      for (uint e = t; e < BK * DV; e += WG) {
-        const uint j = e / DV, d = e % DV;
-        // Keys past the range are zeros, never garbage: their weight 0 times NaN is NaN.
-        sv[e] = j0 + j < j_end ? load_v(v_base + (j0 + j) * P.vs.z + d * P.vs.w) : 0.0;
+      if (V_VEC) {
+        for (uint u = t; u < BK * DV / VW; u += WG) {
+          const uint j = u / (DV / VW), d = (u % (DV / VW)) * VW;
+          const uvec4 r =
+              j0 + j < j_end ? v128.v[(v_base + (j0 + j) * P.vs.z + d) / VW] : uvec4(0u);
+          for (uint w = 0u; w < VW; ++w) sv[j * DV + d + w] = vec_elem(r, w);
+        }
+      } else {
+        for (uint e = t; e < BK * DV; e += WG) {
+          const uint j = e / DV, d = e % DV;
+          sv[e] = j0 + j < j_end ? load_v(v_base + (j0 + j) * P.vs.z + d * P.vs.w) : 0.0;
+        }
       }
       barrier();
 
@@ -181,7 +216,8 @@ void main() {
         s[c] = live && j0 + j < min(seen, j_end) ? dot : -kInf;
         tile_max = max(tile_max, s[c]);
       }
-      for (uint o = G / 2u; o > 0u; o /= 2u) tile_max = max(tile_max, subgroupShuffleXor(tile_max, o));
+      for (uint o = G / 2u; o > 0u; o /= 2u)
+        tile_max = max(tile_max, subgroupShuffleXor(tile_max, o));
       const float m_new = max(m, tile_max);
       // Nothing seen yet (m_new -inf): no weight and no rescale, never exp2(-inf + inf).
       const float alpha = m_new == -kInf ? 1.0 : exp2(m - m_new);
