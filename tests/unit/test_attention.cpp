@@ -547,3 +547,19 @@ TEST_CASE("NBX_ATTENTION=math agrees; split_kv forced where it cannot serve is r
     }
   }
 }
+
+TEST_CASE("decode with one key/value head broadcast over the query heads (no enable_gqa)") {
+  // k and v [B, 1, S, E] broadcast like any batch dim: the fused views read head 0 for all.
+  for (const Device& d : testing::present_devices())
+    for (std::int64_t L : {1, 8}) {
+      const Problem p{2, 8, 1, L, 300, 64, 64};
+      CAPTURE(d.str());
+      CAPTURE(L);
+      const Inputs in = inputs(p, DType::kFloat32, d, 901);
+      check_near(ops::scaled_dot_product_attention(in.tq, in.tk, in.tv),
+                 reference(p, in.q, in.k, in.v, {}), 1e-5);
+      check_near(
+          ops::scaled_dot_product_attention(in.tq, in.tk, in.tv, {}, true, {}, false, kBottomRight),
+          reference(p, in.q, in.k, in.v, causal_bias(p.S - p.L)), 1e-5);
+    }
+}
