@@ -206,14 +206,17 @@ void main() {
       barrier();
 
       float s[KPT];
+      for (uint c = 0u; c < KPT; ++c) s[c] = 0.0;
+      if (live) {
+        // d outermost: one read of q serves the lane's KPT keys.
+        for (uint d = 0u; d < D; ++d) {
+          const float q = sq[slot * D + d];
+          for (uint c = 0u; c < KPT; ++c) s[c] += q * sk[(c * G + lane) * KST + d];
+        }
+      }
       float tile_max = -kInf;
       for (uint c = 0u; c < KPT; ++c) {
-        const uint j = c * G + lane;
-        float dot = 0.0;
-        if (live) {
-          for (uint d = 0u; d < D; ++d) dot += sq[slot * D + d] * sk[j * KST + d];
-        }
-        s[c] = live && j0 + j < min(seen, j_end) ? dot : -kInf;
+        if (!(live && j0 + c * G + lane < min(seen, j_end))) s[c] = -kInf;
         tile_max = max(tile_max, s[c]);
       }
       for (uint o = G / 2u; o > 0u; o /= 2u)
