@@ -6,14 +6,17 @@
 // them). BackendDevice::launch validated the block (core/families/attention_family.cpp).
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <numbers>
 #include <string>
+#include <string_view>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "backends/vulkan/vk_dispatch.hpp"
 #include "backends/vulkan/vk_launch_checks.hpp"
 #include "core/dtype.hpp"
 #include "core/families/kernel_family.hpp"
+#include "nbx_vk_spirv.hpp"
 
 namespace nbx::vulkan {
 namespace {
@@ -46,6 +49,34 @@ bool rows_of_vectors(std::int64_t offset, const std::int64_t* strides, std::int6
                      std::int64_t per) {
   return strides[3] == 1 && dim % per == 0 && offset % per == 0 && strides[0] % per == 0 &&
          strides[1] % per == 0 && strides[2] % per == 0;
+}
+
+// flash on cooperative matrices (kernels/vulkan/attention_coopmat.comp): 64 query rows a
+// workgroup of four 32-wide subgroups, 32 keys a tile; its shared memory in bytes.
+constexpr std::int64_t kCoopmatRows = 64;
+std::uint64_t coopmat_shared_bytes(std::int64_t d) {
+  return 64 * std::uint64_t(d + 8) * 2 + 4 * 512 * 4 + 4 * 640 * 2;
+}
+
+// Whether attention_coopmat.comp serves this flash launch: float16, the device's NV
+// cooperative matrices with a 16 x {8, 16} x 16 float16 shape, subgroups of exactly 32,
+// head_dim == value_dim in {64, 96, 128}, q, k and v rows of 16-byte vectors. Elsewhere
+// attention.comp runs (the same variant and results to the float16 rounding of the
+// probabilities the matrix units multiply). NBX_VULKAN_ATTENTION_COOPMAT=off keeps it off.
+bool coopmat_serves(const DeviceFeatures& f, const abi::AttentionParams& p) {
+  const char* env = std::getenv("NBX_VULKAN_ATTENTION_COOPMAT");
+  if (env && std::string_view(env) == "off") return false;
+  const CoopmatShape& s = f.coopmat_f16_nv;
+  const std::int64_t d = p.head_dim;
+  return p.variant == abi::kAttentionFlash && DType(p.dtype) == DType::kFloat16 && f.coopmat_nv &&
+         f.fp16 && f.vulkan_memory_model && s.m == 16 && s.k == 16 && (s.n == 8 || s.n == 16) &&
+         f.min_subgroup_size == 32 && f.max_subgroup_size == 32 &&
+         f.max_workgroup_invocations >= 128 && d == p.value_dim &&
+         (d == 64 || d == 96 || d == 128) && coopmat_shared_bytes(d) <= f.max_shared_memory &&
+         rows_of_vectors(p.q_offset, p.q_strides, d, 8) &&
+         rows_of_vectors(p.k_offset, p.k_strides, d, 8) &&
+         rows_of_vectors(p.v_offset, p.v_strides, d, 8) &&
+         !spirv::find("attention_coopmat").empty();
 }
 
 std::uint32_t floor_pow2(std::uint32_t n) {
@@ -151,6 +182,25 @@ void launch_family(VulkanDevice& dev, const abi::AttentionParams& p, const Kerne
   put(g.vs, p.v_strides);
   put(g.os, p.out_strides);
 
+  const DispatchBuffer flash_bufs[5] = {{launch.buffers[0].memory, true},
+                                        {launch.buffers[1].memory, false},
+                                        {p.kv_len > 0 ? launch.buffers[2].memory : DeviceMemory{}},
+                                        {p.kv_len > 0 ? launch.buffers[3].memory : DeviceMemory{}},
+                                        {}};
+  if (coopmat_serves(f, p)) {
+    const std::int64_t blocks = (p.q_len + kCoopmatRows - 1) / kCoopmatRows;
+    const std::int64_t cm_items = p.batch * p.q_heads * blocks;
+    g.work[0] = std::uint32_t(cm_items);
+    g.work[1] = std::uint32_t(blocks);
+    const std::uint32_t cm_spec[] = {128u, std::uint32_t(p.head_dim), f.coopmat_f16_nv.n};
+    dev.record({.module = "attention_coopmat",
+                .spec = cm_spec,
+                .params = &g,
+                .param_bytes = sizeof g,
+                .buffers = flash_bufs,
+                .groups = {std::uint32_t(chk.grid_groups(std::uint64_t(cm_items), 1)), 1, 1}});
+    return;
+  }
   const std::int64_t per = 16 / std::int64_t(dtype_size(t));
   const bool k_vec = rows_of_vectors(p.k_offset, p.k_strides, p.head_dim, per);
   const bool v_vec = rows_of_vectors(p.v_offset, p.v_strides, p.value_dim, per);
