@@ -606,8 +606,17 @@ enum AttentionVariant : std::int32_t {
 };
 inline constexpr int kAttentionMaxDim = 256;     // head_dim and value_dim of every variant
 inline constexpr int kAttentionMmaMaxDim = 256;  // flash_mma pads head_dim to 64, 96, 128, 256
-// split_kv's workspace, in float32 words: for each split, batch, query head and row, the
-// partial output (value_dim), the row's running max and its sum of exponentials.
+// split_kv's workspace, in float32 words, written by the first pass and read by the second:
+// record r = ((split x batch + b) x q_heads + h) x q_len + i (split slowest, row fastest) of
+// value_dim + 2 words starts at word r x (value_dim + 2) and holds, over the keys j of that
+// split's chunk [split x split_len, min(kv_len, (split + 1) x split_len)) that row i of query
+// head h takes part with (the causal bound applied), with s_j = scale x q . k_j:
+//   [0, value_dim)  o[e] = sum_j exp(s_j - m) v_j[e], not divided by the sum;
+//   [value_dim]     m = max_j s_j, natural-log units (a kernel scoring in base 2 stores
+//                   m2 x ln 2), -inf when no key of the chunk takes part;
+//   [value_dim + 1] l = sum_j exp(s_j - m), 0 when no key takes part (then o is 0).
+// The second pass: M = max over splits of m, out[e] = sum o[e] exp(m - M) / sum l exp(m - M),
+// zeros where every split's m is -inf.
 constexpr std::int64_t attention_workspace_words(std::int64_t splits, std::int64_t batch,
                                                  std::int64_t q_heads, std::int64_t q_len,
                                                  std::int64_t value_dim) {

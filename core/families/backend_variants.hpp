@@ -71,11 +71,12 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kSearchBinary);
     case KernelFamily::kRotary:  // host_rotary.cpp, rotary_kernels.cu, rotary.comp
       return backend == BackendKind::kUnknown ? 0 : bit(abi::kRotaryPairs);
-    case KernelFamily::kAttention:  // host_attention.cpp, attention_*_kernels.cu
+    case KernelFamily::kAttention:  // host_attention.cpp, attention_*_kernels.cu, attention.comp
       return backend == BackendKind::kCuda
                  ? bit(abi::kAttentionFlash) | bit(abi::kAttentionFlashMma) |
                        bit(abi::kAttentionSplitKv)
-             : backend == BackendKind::kHost || backend == BackendKind::kHip
+             : backend == BackendKind::kHost || backend == BackendKind::kHip ||
+                     backend == BackendKind::kVulkan
                  ? bit(abi::kAttentionFlash) | bit(abi::kAttentionSplitKv)
                  : 0;
     case KernelFamily::kGroupedMatmul:  // host_grouped_matmul.cpp, grouped_matmul*.cu/.comp

@@ -53,18 +53,23 @@ bool size_blocks(AttentionPath path, const AttentionDims& d, std::int64_t budget
     }
     return false;
   }
-  if (path == AttentionPath::kSplitKv) {
-    plan.block_rows = int(d.q_len * (d.q_heads / std::max<std::int64_t>(1, d.kv_heads)));
-    plan.block_keys = 32;
-    return true;
+  // flash and split_kv: q rows in float32, a K tile with a padded row and a V tile.
+  const auto fits = [&](std::int64_t rows, std::int64_t keys) {
+    return 4 * (rows * d.head_dim + keys * (d.head_dim + 1) + keys * d.value_dim) <= budget;
+  };
+  if (path == AttentionPath::kSplitKv) {  // the rows of one kv head's query heads
+    const int rows = int(d.q_len * (d.q_heads / std::max<std::int64_t>(1, d.kv_heads)));
+    for (int keys : {32, 16})
+      if (fits(rows, keys)) {
+        plan.block_rows = rows, plan.block_keys = keys;
+        return true;
+      }
+    return false;
   }
-  // flash: q rows in float32, a K tile with a padded row and a V tile.
   for (int keys : {32, 16})
     for (int rows : {64, 32, 16, 8}) {
       if (rows > std::max(tile, 8) || rows < std::min(floor, 8)) continue;
-      const std::int64_t bytes =
-          4 * (rows * d.head_dim + keys * (d.head_dim + 1) + keys * d.value_dim);
-      if (bytes <= budget) {
+      if (fits(rows, keys)) {
         plan.block_rows = rows, plan.block_keys = keys;
         return true;
       }

@@ -59,6 +59,7 @@ inline Error allow_dynamic_shared(Kernel kernel, int bytes) {
 
 // log2(e): the kernels' softmax runs on exp2 of scores pre-multiplied by scale * log2(e).
 inline constexpr float kLog2e = 1.4426950408889634f;
+inline constexpr float kLn2 = 0.6931471805599453f;
 
 // The variants' launchers (the launch validated, its variant served): each returns the
 // launch error of its last kernel.

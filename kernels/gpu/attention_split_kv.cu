@@ -8,7 +8,7 @@
 // row's q (pre-scaled by scale * log2 e), reduce each dot product by shuffles, keep an online
 // softmax per row and accumulate their 8 value dims. The block's groups then meet in shared
 // memory (their maxima, then their rescaled sums by shared atomics) and write the chunk's
-// partial result to the workspace. Pass 2 weighs the chunks' partials by exp2(max - overall
+// partial result to the workspace. Pass 2 weighs the chunks' partials by exp(max - overall
 // max) and writes out. Workspace layout: abi::attention_workspace_words.
 #include "kernels/gpu/attention_common.cuh"
 
@@ -128,7 +128,8 @@ __global__ void __launch_bounds__(kThreads)
       if (rr >= all_rows) continue;
       const i64 h = hk * g_size + rr / p.q_len, i = rr % p.q_len;
       const i64 at = (((split * p.batch + b) * p.q_heads + h) * p.q_len + i) * (p.value_dim + 2);
-      work[at + c] = c < vdim ? s_out[r][c] : c == vdim ? s_final_max[r] : s_sum[r];
+      // The max in natural-log units (the layout's; this kernel scores in base 2).
+      work[at + c] = c < vdim ? s_out[r][c] : c == vdim ? s_final_max[r] * kLn2 : s_sum[r];
     }
     __syncthreads();  // the shared sums are reset for the next (batch, kv head)
   }
@@ -147,7 +148,7 @@ __global__ void __launch_bounds__(kThreads)
     float denom = 0.f;
     for (int s = 0; s < p.splits; ++s) {
       const float* ws = w + s * per_split;
-      denom += mx == -INFINITY ? 0.f : exp2f(ws[p.value_dim] - mx) * ws[p.value_dim + 1];
+      denom += mx == -INFINITY ? 0.f : expf(ws[p.value_dim] - mx) * ws[p.value_dim + 1];
     }
     const float inv = denom > 0.f ? 1.f / denom : 0.f;
     const i64 i = row % p.q_len, h = (row / p.q_len) % p.q_heads, b = row / (p.q_len * p.q_heads);
@@ -156,7 +157,7 @@ __global__ void __launch_bounds__(kThreads)
       float acc = 0.f;
       for (int s = 0; s < p.splits; ++s) {
         const float* ws = w + s * per_split;
-        if (mx != -INFINITY) acc += exp2f(ws[p.value_dim] - mx) * ws[e];
+        if (mx != -INFINITY) acc += expf(ws[p.value_dim] - mx) * ws[e];
       }
       dst[e * p.out_strides[3]] = from_f32<T>(acc * inv);
     }

@@ -1,5 +1,6 @@
 // scaled_dot_product_attention × every dtype against the host (family "attention"): head dims
-// 64, 80, 96, 128 and 256; query lengths 1, 17 and 1000 (full mode); causal top-left and
+// 64, 80, 96, 128 and 256; query lengths 1, 17 and 1000 (full mode); decode shapes (split_kv
+// where the device offers it) and prefill ones (flash); causal top-left and
 // bottom-right with L != S (bottom-right rows that see no key give zeros); grouped-query
 // attention with and without causal; a bool mask excluding a whole row, an additive mask with
 // -inf; q, k, v read in the [B, S, H, D] layout through transpose(1, 2); 0-size. Integer and
@@ -46,11 +47,15 @@ struct Cases {
 
   FamilyCase& add(std::string name, const Shape& q, const Shape& kv, Call call,
                   std::optional<Tensor> mask = {}, const View& view = {}) {
-    const std::int64_t S = kv[kv.size() - 2], E = q[q.size() - 1];
+    return add_qkv(std::move(name), q, kv, kv, call, std::move(mask), view);
+  }
+  FamilyCase& add_qkv(std::string name, const Shape& q, const Shape& k, const Shape& v, Call call,
+                      std::optional<Tensor> mask = {}, const View& view = {}) {
+    const std::int64_t S = k[k.size() - 2], E = q[q.size() - 1];
     FamilyCase c{std::move(name), std::max<std::int64_t>({S, E, 1}), bool(view), {}, {}, {}};
     add_operand(c, draw_tensor(rng, dtype, q), dev, view);
-    add_operand(c, draw_tensor(rng, dtype, kv), dev, view);
-    add_operand(c, draw_tensor(rng, dtype, kv), dev, view);
+    add_operand(c, draw_tensor(rng, dtype, k), dev, view);
+    add_operand(c, draw_tensor(rng, dtype, v), dev, view);
     if (mask) add_operand(c, *mask, dev);
     call.mask = mask.has_value();
     c.call = [call](std::span<const Tensor> in, const Device&) -> Outputs {
@@ -85,7 +90,18 @@ std::vector<FamilyCase> attention_cases(DType d, Rng& rng, const Device& dev) {
         additive_mask(rng, d, {2, 1, 17, 33}));
   a.add("bshd-causal-d64", {2, 4, 17, 64}, {2, 4, 17, 64}, causal, {},
         [](const Tensor& t) { return t.transpose(1, 2).contiguous().transpose(1, 2); });
+  // Decode shapes (q_len x group <= 16 rows a kv head) take split_kv where it is offered: one
+  // query, grouped queries (8 and 16 rows), causal both ways, [B, S, H, D], chunks of keys
+  // that no row sees (top-left causal with a long cache), a value dim unlike the head dim.
   a.add("decode-L1-S1000-d128", {2, 4, 1, 128}, {2, 4, 1000, 128}, plain);
+  a.add("decode-gqa-L2-S1000-d64", {2, 8, 2, 64}, {2, 2, 1000, 64}, gqa);
+  a.add("decode-gqa-L4-S700-d96-bottom-right", {1, 8, 4, 96}, {1, 2, 700, 96},
+        {false, true, true, ops::CausalAlignment::kBottomRight});
+  a.add("decode-gqa-L4-S700-d80-top-left", {1, 4, 4, 80}, {1, 1, 700, 80}, gqa_causal);
+  a.add("decode-bshd-L3-S513-d64", {2, 4, 3, 64}, {2, 4, 513, 64}, bottom, {},
+        [](const Tensor& t) { return t.transpose(1, 2).contiguous().transpose(1, 2); });
+  a.add_qkv("decode-L1-S300-d64-v48", {1, 2, 1, 64}, {1, 2, 300, 64}, {1, 2, 300, 48}, plain);
+  a.add_qkv("d256-v64-bottom-right", {1, 2, 17, 256}, {1, 2, 40, 256}, {1, 2, 40, 64}, bottom);
   a.add("d256-L17", {1, 2, 17, 256}, {1, 2, 17, 256}, causal);
   a.add("0-size-queries", {2, 0, 64}, {2, 9, 64}, plain);
   a.add("0-size-keys", {2, 5, 64}, {2, 0, 64}, plain);

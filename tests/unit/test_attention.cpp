@@ -1,15 +1,19 @@
 // scaled_dot_product_attention on every present device against a naive float64 reference
 // written here (loops, no library op), PyTorch's conventions: bool masks (true takes part),
 // additive masks, causal top-left and bottom-right, grouped-query attention, rows that see no
-// key (zeros), strided [B, S, H, D] inputs, half types; its refusals; the plan's tile clamp.
+// key (zeros), strided [B, S, H, D] inputs, half types; its refusals; the plan's tile clamp;
+// the fused paths (flash, split_kv) forced by NBX_ATTENTION or chosen by the plan, checked to
+// be the path the plan names, on every device.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -398,4 +402,164 @@ TEST_CASE("a block_ceiling under attention.min_tile is clamped up to it and anno
     }
   CHECK(tile_shown);
   CHECK(e.output == "bfloat16 [4, 32, 4096, 128]");
+}
+
+namespace {
+
+// NBX_ATTENTION for one scope (unset without a value), unset again after it.
+struct AttentionEnv {
+  explicit AttentionEnv(const char* value) {
+    if (value)
+      setenv("NBX_ATTENTION", value, 1);
+    else
+      unsetenv("NBX_ATTENTION");
+  }
+  ~AttentionEnv() { unsetenv("NBX_ATTENTION"); }
+  AttentionEnv(const AttentionEnv&) = delete;
+  AttentionEnv& operator=(const AttentionEnv&) = delete;
+};
+
+// The path the plan takes on `d` for contiguous q, k, v of `p` (what the op then runs).
+std::string planned_path(const Device& d, DType t, const Problem& p, bool causal, bool gqa) {
+  const ops::PlanTarget target{d.capabilities(), d.str(), d.display_name(),
+                               &d.context().backend_device()};
+  const ops::AttentionShapes s = ops::attention_shapes(
+      {p.B, p.Hq, p.L, p.E}, {p.B, p.Hk, p.S, p.E}, {p.B, p.Hk, p.S, p.Ev}, std::nullopt,
+      causal ? ops::AttentionDims::Mask::kCausal : ops::AttentionDims::Mask::kNone, gqa);
+  return ops::attention_path_name(ops::plan_attention("test", t, s.dims, target).path);
+}
+
+Bias causal_bias(std::int64_t shift) {
+  return [shift](auto, auto, auto i, auto j) { return j <= i + shift ? 0.0 : -INFINITY; };
+}
+
+// One problem on `d` down the path NBX_ATTENTION=`path` names (nullptr: the plan's own, which
+// must be `want`), causal with the given alignment or not, against the reference.
+void check_path(const Device& d, DType t, const Problem& p, const char* path, const char* want,
+                std::optional<ops::CausalAlignment> causal, std::uint32_t seed, bool bshd = false) {
+  CAPTURE(d.str());
+  CAPTURE(dtype_name(t));
+  const std::string dims = std::to_string(p.B) + "x" + std::to_string(p.Hq) + "/" +
+                           std::to_string(p.Hk) + " L" + std::to_string(p.L) + " S" +
+                           std::to_string(p.S) + " E" + std::to_string(p.E) + " Ev" +
+                           std::to_string(p.Ev);
+  CAPTURE(dims);
+  CAPTURE(path ? path : "auto");
+  CAPTURE(seed);
+  const AttentionEnv env(path);
+  const bool gqa = p.Hq != p.Hk;
+  CHECK(planned_path(d, t, p, causal.has_value(), gqa) == want);
+  Inputs in = inputs(p, t, d, seed);
+  if (bshd) {  // the same values stored as [B, S, H, D], viewed back
+    for (Tensor* x : {&in.tq, &in.tk, &in.tv}) *x = x->transpose(1, 2).contiguous().transpose(1, 2);
+    CHECK_FALSE(in.tq.is_contiguous());
+  }
+  const std::int64_t shift = causal == ops::CausalAlignment::kBottomRight ? p.S - p.L : 0;
+  const Tensor out =
+      ops::scaled_dot_product_attention(in.tq, in.tk, in.tv, {}, causal.has_value(), {}, gqa,
+                                        causal.value_or(ops::CausalAlignment::kTopLeft));
+  check_near(out, reference(p, in.q, in.k, in.v, causal ? causal_bias(shift) : Bias{}),
+             t == DType::kFloat32 ? 1e-5 : tolerance(t));
+}
+
+constexpr auto kTopLeft = ops::CausalAlignment::kTopLeft;
+constexpr auto kBottomRight = ops::CausalAlignment::kBottomRight;
+
+}  // namespace
+
+TEST_CASE("flash: head dims 64 to 256, causal both ways with L != S, half types") {
+  for (const Device& d : testing::present_devices())
+    for (std::int64_t e : {64, 80, 96, 128}) {
+      check_path(d, DType::kFloat32, {1, 2, 2, 17, 40, e, e}, "flash", "flash", kBottomRight,
+                 100 + std::uint32_t(e));
+      check_path(d, DType::kFloat32, {1, 2, 2, 40, 17, e, e}, "flash", "flash", kTopLeft,
+                 200 + std::uint32_t(e));
+      for (DType t : {DType::kBFloat16, DType::kFloat16})
+        if (holds(d, t))
+          check_path(d, t, {2, 2, 2, 33, 33, e, e}, "flash", "flash", kBottomRight,
+                     300 + std::uint32_t(e));
+    }
+  // 256 on either side: llvmpipe's 32 KB of shared memory holds one 256-wide operand a tile.
+  for (const Device& d : testing::present_devices()) {
+    check_path(d, DType::kFloat32, {1, 2, 2, 17, 40, 256, 64}, "flash", "flash", kBottomRight, 401);
+    check_path(d, DType::kBFloat16, {1, 2, 2, 40, 17, 64, 256}, "flash", "flash", kTopLeft, 402);
+  }
+}
+
+TEST_CASE("flash: lengths 1, 17 and 1000 (no tile multiples), plain and causal") {
+  for (const Device& d : testing::present_devices())
+    for (auto [L, S] : {std::pair<std::int64_t, std::int64_t>{1, 1},
+                        {1, 17},
+                        {17, 1},
+                        {17, 1000},
+                        {1000, 17},
+                        {1000, 1000}}) {
+      const Problem p{1, 2, 2, L, S, 64, 48};
+      check_path(d, DType::kFloat32, p, "flash", "flash", std::nullopt, 500);
+      check_path(d, DType::kFloat32, p, "flash", "flash", kTopLeft, 501);
+      check_path(d, DType::kFloat32, p, "flash", "flash", kBottomRight, 502);
+    }
+}
+
+TEST_CASE("flash: grouped-query heads and the strided [B, S, H, D] layout") {
+  for (const Device& d : testing::present_devices()) {
+    check_path(d, DType::kFloat32, {2, 8, 2, 17, 33, 64, 64}, "flash", "flash", kTopLeft, 601);
+    check_path(d, DType::kFloat32, {2, 8, 2, 40, 33, 80, 80}, "flash", "flash", kBottomRight, 602);
+    check_path(d, DType::kFloat32, {2, 4, 4, 33, 40, 64, 64}, "flash", "flash", kBottomRight, 603,
+               true);
+    if (holds(d, DType::kBFloat16))
+      check_path(d, DType::kBFloat16, {2, 4, 2, 33, 33, 128, 128}, "flash", "flash", kTopLeft, 604,
+                 true);
+  }
+}
+
+TEST_CASE("split_kv: decode shapes take it by themselves; chunks merged, causal, GQA, strided") {
+  for (const Device& d : testing::present_devices()) {
+    // One kv head: the key chunks spread over the blocks, so there are several to merge.
+    check_path(d, DType::kFloat32, {1, 4, 1, 1, 1000, 128, 128}, nullptr, "split_kv", std::nullopt,
+               701);
+    check_path(d, DType::kFloat32, {2, 8, 2, 1, 1000, 64, 64}, nullptr, "split_kv", std::nullopt,
+               702);
+    // 4 query heads x 4 rows = 16 rows a kv head; top-left causal leaves most chunks unseen.
+    check_path(d, DType::kFloat32, {1, 4, 1, 4, 1000, 96, 96}, "split_kv", "split_kv", kTopLeft,
+               703);
+    check_path(d, DType::kFloat32, {2, 4, 1, 3, 1000, 80, 80}, "split_kv", "split_kv", kBottomRight,
+               704, true);
+    check_path(d, DType::kFloat32, {1, 2, 2, 1, 17, 256, 64}, "split_kv", "split_kv", std::nullopt,
+               705);
+    for (DType t : {DType::kBFloat16, DType::kFloat16})
+      if (holds(d, t))
+        check_path(d, t, {2, 8, 2, 2, 1000, 128, 128}, nullptr, "split_kv", kBottomRight, 706);
+  }
+}
+
+TEST_CASE("NBX_ATTENTION=math agrees; split_kv forced where it cannot serve is refused by name") {
+  for (const Device& d : testing::present_devices()) {
+    check_path(d, DType::kFloat32, {1, 4, 2, 17, 40, 64, 64}, "math", "math", kBottomRight, 801);
+    const AttentionEnv env("split_kv");
+    const Tensor q = Tensor::ones({1, 2, 17, 64}, DType::kFloat32, d);
+    try {
+      ops::scaled_dot_product_attention(q, q, q);
+      FAIL("17 rows a kv head ran as split_kv");
+    } catch (const Unsupported& e) {
+      CHECK(e.capability() == "attention.split_kv");
+      CHECK(std::string(e.what()).find("more than 16 query rows") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("decode with one key/value head broadcast over the query heads (no enable_gqa)") {
+  // k and v [B, 1, S, E] broadcast like any batch dim: the fused views read head 0 for all.
+  for (const Device& d : testing::present_devices())
+    for (std::int64_t L : {1, 8}) {
+      const Problem p{2, 8, 1, L, 300, 64, 64};
+      CAPTURE(d.str());
+      CAPTURE(L);
+      const Inputs in = inputs(p, DType::kFloat32, d, 901);
+      check_near(ops::scaled_dot_product_attention(in.tq, in.tk, in.tv),
+                 reference(p, in.q, in.k, in.v, {}), 1e-5);
+      check_near(
+          ops::scaled_dot_product_attention(in.tq, in.tk, in.tv, {}, true, {}, false, kBottomRight),
+          reference(p, in.q, in.k, in.v, causal_bias(p.S - p.L)), 1e-5);
+    }
 }
