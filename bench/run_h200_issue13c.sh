@@ -25,6 +25,10 @@ step torch_moe 60 python3 bench/torch_moe.py --json "$O/torch_moe.json"
 step bench_moe_cuda 60 "$B/bench/nbx-bench-gpu" --device cuda:0 --suite moe --json "$O/bench_moe_cuda.json"
 step nbx_transformer_vk 60 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite transformer --quick \
   --cases sdpa_causal_bf16,sdpa_decode_gqa_bf16,cross_entropy_bf16 --json "$O/nbx_transformer_vk.json"
+# Vulkan's cooperative-matrix flash (float16) against its scalar kernel (s 4096).
+step vk_attention_f16 60 "$B/bench/vk-attention-bench" vulkan:0 float16 4096
+NBX_VULKAN_ATTENTION_COOPMAT=off step vk_attention_f16_scalar 60 "$B/bench/vk-attention-bench" \
+  vulkan:0 float16 4096
 for t in attention attention_fused rotary loss glu moe explain_agrees launch_validation; do
   step unit_$t 240 "$B/tests/unit/test_$t" &
 done
@@ -40,7 +44,8 @@ step memcheck_fused 240 compute-sanitizer --tool memcheck --error-exitcode 1 \
 step memcheck_moe 240 compute-sanitizer --tool memcheck --error-exitcode 1 "$B/tests/unit/test_moe" &
 wait
 cat "$O/steps.log" "$O/torch_transformer.log" "$O/nbx_transformer.log" "$O/nbx_transformer_tile64.log" \
-  "$O/torch_moe.log" "$O/bench_moe_cuda.log" "$O/nbx_transformer_vk.log"
+  "$O/torch_moe.log" "$O/bench_moe_cuda.log" "$O/nbx_transformer_vk.log" "$O/vk_attention_f16.log" \
+  "$O/vk_attention_f16_scalar.log"
 grep -H "conformance: [0-9]\|torch-diff cuda\|Status\|ERROR SUMMARY" "$O"/*.log 2>/dev/null | head -40
 grep -h "FAIL\|ERROR:" "$O"/conf_*.log "$O"/torch_diff_cuda.log "$O"/unit_*.log 2>/dev/null | head -30
 tar czf /tmp/issue13c-results.tgz -C "$O" . && rm -rf "${O:?}"/* && mv /tmp/issue13c-results.tgz "$O/"

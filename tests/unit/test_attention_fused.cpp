@@ -95,7 +95,31 @@ struct ForcedPath {
   ~ForcedPath() { unsetenv("NBX_ATTENTION"); }
 };
 
+// Whether the smallest tile of the FMA paths (flash: 8 rows; split_kv: q_len x group rows;
+// 16 keys) fits the device's shared memory: the plan's formula (attention_path.cpp). A forced
+// path that does not fit is refused by name (checked below), not run.
+bool fits(const Device& d, const char* path, const Case& c) {
+  if (std::string(path) == "flash_mma") return true;
+  const std::int64_t rows = std::string(path) == "split_kv" ? c.L * (c.Hq / c.Hk) : 8;
+  const auto& caps = d.capabilities();
+  const std::int64_t budget = caps.shared_memory_per_block_optin.value > 0
+                                  ? caps.shared_memory_per_block_optin.value
+                                  : caps.shared_memory_per_block.value;
+  return 4 * (rows * c.E + 16 * (c.E + 1) + 16 * c.Ev) <= budget;
+}
+
 void check_case(const Device& d, const char* path, const Case& c, DType t, std::uint32_t seed) {
+  if (path && !fits(d, path, c)) {
+    const auto full = [&](Shape shape) {
+      return Tensor::from_host(std::vector<float>(std::size_t(numel(shape)), 0.5f), shape, d);
+    };
+    const ForcedPath forced(path);
+    CHECK_THROWS_AS(ops::scaled_dot_product_attention(
+                        full({1, c.Hq, c.L, c.E}), full({1, c.Hk, 17, c.E}),
+                        full({1, c.Hk, 17, c.Ev}), {}, false, {}, c.Hq != c.Hk),
+                    Unsupported);
+    return;
+  }
   CAPTURE(d.str());
   CAPTURE(path ? path : "default");
   CAPTURE(dtype_name(t));
