@@ -6,7 +6,8 @@
 # unit tests of attention (math and fused paths), rotary, losses, GLU and MoE on every device,
 # conformance (cuda:0 every family; vulkan:0 the issue's families), the PyTorch differential
 # test on CUDA, and compute-sanitizer memcheck over the fused-attention and MoE tests. Logs
-# under OUT, packed into one file at the end. ONLY="step …" runs a subset.
+# under OUT, packed into one file at the end. ONLY="step …" runs a subset; CAP (seconds,
+# default 200) bounds each test step.
 #
 #   bench/run_h200_issue13c.sh BUILD_DIR OUT_DIR
 set -u
@@ -34,18 +35,18 @@ cat "$O/torch_transformer.log" "$O/nbx_transformer.log" "$O/nbx_transformer_tile
   "$O/torch_moe.log" "$O/bench_moe_cuda.log" "$O/nbx_transformer_vk.log" "$O/vk_attention_f16.log" \
   "$O/vk_attention_f16_scalar.log" 2>&1 | grep -v "^\s*$" | cut -c1-150
 for t in attention attention_fused rotary loss glu moe explain_agrees launch_validation; do
-  step unit_$t 200 "$B/tests/unit/test_$t" &
+  step unit_$t "${CAP:-200}" "$B/tests/unit/test_$t" &
 done
-step conf_cuda 200 "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
-step conf_vulkan 200 "$B/nbx" conformance --backend vulkan --families attention,rotary,loss,moe \
+step conf_cuda "${CAP:-200}" "$B/nbx" conformance --backend cuda --json "$O/conf_cuda.json" &
+step conf_vulkan "${CAP:-200}" "$B/nbx" conformance --backend vulkan --families attention,rotary,loss,moe \
   --json "$O/conf_vulkan.json" &
 step conf_vulkan_glu 120 "$B/nbx" conformance --backend vulkan --ops $GLU --json "$O/conf_vulkan_glu.json" &
-step torch_diff_cuda 200 python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner" \
+step torch_diff_cuda "${CAP:-200}" python3 tests/torch/torch_diff.py --runner "$B/tests/torch/torch_diff_runner" \
   --device cuda:0 --torch-device cuda \
   --ops scaled_dot_product_attention,rotary_embedding,rotary_embedding_,$GLU,$LOSS,$MOE &
-step memcheck_fused 200 compute-sanitizer --tool memcheck --error-exitcode 1 \
+step memcheck_fused "${CAP:-200}" compute-sanitizer --tool memcheck --error-exitcode 1 \
   "$B/tests/unit/test_attention_fused" &
-step memcheck_moe 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$B/tests/unit/test_moe" &
+step memcheck_moe "${CAP:-200}" compute-sanitizer --tool memcheck --error-exitcode 1 "$B/tests/unit/test_moe" &
 wait
 cat "$O/steps.log"
 grep -H "conformance: [0-9]\|torch-diff cuda\|Status\|ERROR SUMMARY" "$O"/*.log 2>/dev/null | head -40
