@@ -8,7 +8,8 @@
 // cross_entropy (bench_transformer.hpp; compared with bench/torch_transformer.py).
 //
 //   nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] [--dispatch-only]
-//                 [--suite elementwise|wave1|matmul|transformer|moe] [--variants blas,tiled,coopmat]
+//                 [--suite elementwise|wave1|matmul|transformer|moe] [--variants
+//                 blas,tiled,coopmat]
 //                 [--cases topk50_vocab_f32,cat8_f32]
 //
 // --suite moe: fused_moe at Mixtral's shapes and its two grouped GEMMs (bench_moe.hpp).
@@ -175,8 +176,7 @@ int main(int argc, char** argv) {
     else if (a == "--suite" && i + 1 < argc &&
              (std::strcmp(argv[i + 1], "elementwise") == 0 ||
               std::strcmp(argv[i + 1], "wave1") == 0 || std::strcmp(argv[i + 1], "matmul") == 0 ||
-              std::strcmp(argv[i + 1], "transformer") == 0 ||
-              std::strcmp(argv[i + 1], "moe") == 0))
+              std::strcmp(argv[i + 1], "transformer") == 0 || std::strcmp(argv[i + 1], "moe") == 0))
       suite = argv[++i];
     else {
       std::cerr << "usage: nbx-bench-gpu [--device cuda:0] [--json FILE] [--quick] "

@@ -80,17 +80,26 @@ __global__ void __launch_bounds__(kThreads)
       m[r] = -INFINITY, l[r] = 0.f;
       seen[r] = live ? keys_seen(p, i) : 0;
     }
-    for (i64 j = key_begin + group; j < key_end; j += kGroups) {
-      float kx[8], vx[8];
-      load8(kx, k + row_base(p.k_offset, p.k_strides, b, hk, j), d0, dim, p.k_strides[3], wide_kv);
-      load8(vx, v + row_base(p.v_offset, p.v_strides, b, hk, j), d0, vdim, p.v_strides[3], wide_kv);
+    // Every lane of a warp runs the same rounds (a warp holds several groups, and the
+    // groups' shuffles take the whole warp): a group past the chunk's end loads nothing and
+    // scores nothing that round.
+    for (i64 base = key_begin; base < key_end; base += kGroups) {
+      const i64 j = base + group;
+      const bool live = j < key_end;
+      float kx[8] = {}, vx[8] = {};
+      if (live) {
+        load8(kx, k + row_base(p.k_offset, p.k_strides, b, hk, j), d0, dim, p.k_strides[3],
+              wide_kv);
+        load8(vx, v + row_base(p.v_offset, p.v_strides, b, hk, j), d0, vdim, p.v_strides[3],
+              wide_kv);
+      }
 #pragma unroll
       for (int r = 0; r < Rows; ++r) {
         float s = 0.f;
 #pragma unroll
         for (int e = 0; e < 8; ++e) s += qr[r][e] * kx[e];
         s = group_sum<LG>(s);
-        if (j >= seen[r]) continue;  // uniform across the group
+        if (!live || j >= seen[r]) continue;  // uniform across the group
         const float m_new = fmaxf(m[r], s);
         const float alpha = exp2f(m[r] - m_new), pj = exp2f(s - m_new);
         m[r] = m_new;

@@ -114,10 +114,10 @@ void check_case(const Device& d, const char* path, const Case& c, DType t, std::
       return Tensor::from_host(std::vector<float>(std::size_t(numel(shape)), 0.5f), shape, d);
     };
     const ForcedPath forced(path);
-    CHECK_THROWS_AS(ops::scaled_dot_product_attention(
-                        full({1, c.Hq, c.L, c.E}), full({1, c.Hk, 17, c.E}),
-                        full({1, c.Hk, 17, c.Ev}), {}, false, {}, c.Hq != c.Hk),
-                    Unsupported);
+    CHECK_THROWS_AS(
+        ops::scaled_dot_product_attention(full({1, c.Hq, c.L, c.E}), full({1, c.Hk, 17, c.E}),
+                                          full({1, c.Hk, 17, c.Ev}), {}, false, {}, c.Hq != c.Hk),
+        Unsupported);
     return;
   }
   CAPTURE(d.str());
