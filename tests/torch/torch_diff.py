@@ -44,7 +44,7 @@ TYPED_REFUSALS = ("InvalidArgument", "Unsupported", "DeviceFault")
 # every device): an out-of-range index trips a device-side assert in PyTorch's CUDA kernels,
 # which leaves the CUDA context unusable for every later case.
 CPU_ONLY = {"index_select", "gather", "take_along_dim", "embedding", "take"} | \
-    torch_diff_ops_index_write.CPU_ONLY
+    torch_diff_ops_index_write.CPU_ONLY | torch_diff_ops_moe.CPU_ONLY
 
 
 def parse_args():

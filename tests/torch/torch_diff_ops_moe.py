@@ -14,6 +14,11 @@ import torch.nn.functional as F
 from torch_diff_compare import EPS, Tol, abs_problem
 from torch_diff_ops import op
 
+# Their expert ids may be out of range (a refusal case): an index that PyTorch's CUDA gather
+# asserts on, which leaves the CUDA context unusable — their answers come from the CPU
+# (torch_diff.py's CPU_ONLY; seen on the H100, 2026-12-07).
+CPU_ONLY = {"moe_permute", "moe_combine"}
+
 MOE_FLOATS = ["float16", "bfloat16", "float32"]  # fused_moe's dtypes (nbx refuses float64)
 
 
