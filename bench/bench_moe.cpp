@@ -96,6 +96,21 @@ int run_moe_main(const Device& device, KernelTimer& timer, bool quick,
             std::to_string(tokens * top_k) + "x" + std::to_string(d) + "x" + std::to_string(ffn),
             2.0 * rows * double(d) * double(ffn), device, timer,
             [&] { return ops::grouped_matmul(act, w2, perm.group_offsets); }));
+  // The stages around the GEMMs, each alone (fused_moe's time less the two GEMMs is theirs):
+  // FLOPs 0, so their TFLOP/s column reads 0.
+  const Tensor gate_up = ops::grouped_matmul(a, w13, perm.group_offsets);
+  const Tensor down = ops::grouped_matmul(act, w2, perm.group_offsets);
+  results.push_back(timed("moe_route", shape, 0, device, timer,
+                          [&] { return ops::moe_route(logits, top_k).weights; }));
+  results.push_back(timed("moe_permute", shape, 0, device, timer,
+                          [&] { return ops::moe_permute(route.expert_ids, experts).order; }));
+  results.push_back(timed("gather_rows", shape, 0, device, timer, [&] {
+    return ops::index_select(hidden, 0, ops::floor_divide(perm.order, top_k));
+  }));
+  results.push_back(
+      timed("silu_and_mul", shape, 0, device, timer, [&] { return ops::silu_and_mul(gate_up); }));
+  results.push_back(timed("moe_combine", shape, 0, device, timer,
+                          [&] { return ops::moe_combine(down, route.weights, perm.inverse); }));
   progress_done();
   std::cout << device.display_name() << ", timer: " << timer.name() << "\n";
   std::cout << std::left << std::setw(28) << "case" << std::setw(32) << "shape" << std::right

@@ -5,7 +5,8 @@
 //  sdpa_full_bf16        — no mask;
 //  sdpa_decode_gqa_bf16  — q_len 1, kv 32768 (quick: 8192), 32/8 heads, batch 16;
 //  each sdpa case once more as "<case>[<path>]" for every fused path the device offers
-//  (NBX_ATTENTION forced: flash_mma is the own kernel on the matrix units);
+//  (NBX_ATTENTION forced: flash_mma is the own kernel on the matrix units; the FMA flash
+//  kernel only where there is no flash_mma);
 //  cross_entropy_bf16    — 4096 x 128256 bfloat16 logits (quick: 1024 rows), int64 targets.
 // BenchResult::bytes holds FLOPs for the sdpa cases (4·b·h·sq·skv·d, halved when causal, as
 // FlashAttention counts) and the logits' bytes for cross_entropy; the printer says which.
