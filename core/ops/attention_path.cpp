@@ -77,11 +77,15 @@ bool size_blocks(AttentionPath path, const AttentionDims& d, std::int64_t budget
   return false;
 }
 
-// split_kv's chunks: about two blocks per compute unit over batch x kv heads x chunks, chunks
-// of at least 256 keys.
+// split_kv's chunks: about eight blocks per compute unit over batch x kv heads x chunks,
+// chunks of at least 256 keys.
 void size_splits(const AttentionDims& d, const PlanTarget& target, AttentionPlan& plan) {
   const std::int64_t units = target.device ? target.device->properties().compute_units : 0;
-  const std::int64_t want = 2 * (units > 0 ? units : 128);
+  // The pass is a stream of K and V: enough blocks (of four warps) to keep about 32 warps a
+  // compute unit loading, which covers HBM's latency (Little's law: ~15 KB in flight a unit
+  // on an H100/H200, by estimate: not yet measured); two blocks a unit would keep 8 warps
+  // loading, short of that.
+  const std::int64_t want = 8 * (units > 0 ? units : 128);
   const std::int64_t heads =
       std::max<std::int64_t>(1, d.batch / std::max<std::int64_t>(1, d.q_heads) * d.kv_heads);
   const std::int64_t most = std::max<std::int64_t>(1, (d.kv_len + 255) / 256);
@@ -91,7 +95,7 @@ void size_splits(const AttentionDims& d, const PlanTarget& target, AttentionPlan
   plan.choices.push_back(
       {"splits", std::to_string(plan.splits) + " x " + std::to_string(plan.split_len) + " keys",
        units > 0 ? "compute_units" : "", units > 0 ? "runtime" : "",
-       "about two blocks per compute unit (" +
+       "about eight blocks per compute unit (" +
            (units > 0 ? std::to_string(units) : std::string("128 assumed: no device present")) +
            ") over batch x kv heads x chunks, chunks of at least 256 keys."});
 }
