@@ -65,30 +65,21 @@ void validate(const abi::AttentionParams& p, std::span<const KernelBuffer> buffe
   check.product(3, rows, "the query rows");
   if (p.causal && (p.causal_shift < -p.q_len || p.causal_shift > p.kv_len))
     check.fail("causal_shift " + std::to_string(p.causal_shift) + " lies outside [-q_len, kv_len]");
-  check.view("out", p.out_offset)
-      .dim(p.batch, p.out_strides[0])
-      .dim(p.q_heads, p.out_strides[1])
-      .dim(p.q_len, p.out_strides[2])
-      .dim(p.value_dim, p.out_strides[3])
-      .inside(buffers[0], p.dtype);
-  check.view("q", p.q_offset)
-      .dim(p.batch, p.q_strides[0])
-      .dim(p.q_heads, p.q_strides[1])
-      .dim(p.q_len, p.q_strides[2])
-      .dim(p.head_dim, p.q_strides[3])
-      .inside(buffers[1], p.dtype);
-  check.view("k", p.k_offset)
-      .dim(p.batch, p.k_strides[0])
-      .dim(p.kv_heads, p.k_strides[1])
-      .dim(p.kv_len, p.k_strides[2])
-      .dim(p.head_dim, p.k_strides[3])
-      .inside(buffers[2], p.dtype);
-  check.view("v", p.v_offset)
-      .dim(p.batch, p.v_strides[0])
-      .dim(p.kv_heads, p.v_strides[1])
-      .dim(p.kv_len, p.v_strides[2])
-      .dim(p.value_dim, p.v_strides[3])
-      .inside(buffers[3], p.dtype);
+  // Each operand as [batch, heads, rows, dim] through its offset and four strides.
+  const auto view4 = [&](const char* label, std::int64_t offset, const std::int64_t* strides,
+                         std::int64_t heads, std::int64_t rows, std::int64_t dim,
+                         const KernelBuffer& buffer) {
+    check.view(label, offset)
+        .dim(p.batch, strides[0])
+        .dim(heads, strides[1])
+        .dim(rows, strides[2])
+        .dim(dim, strides[3])
+        .inside(buffer, p.dtype);
+  };
+  view4("out", p.out_offset, p.out_strides, p.q_heads, p.q_len, p.value_dim, buffers[0]);
+  view4("q", p.q_offset, p.q_strides, p.q_heads, p.q_len, p.head_dim, buffers[1]);
+  view4("k", p.k_offset, p.k_strides, p.kv_heads, p.kv_len, p.head_dim, buffers[2]);
+  view4("v", p.v_offset, p.v_strides, p.kv_heads, p.kv_len, p.value_dim, buffers[3]);
   if (p.variant == abi::kAttentionSplitKv) {
     if (p.split_len < 1 || p.splits * p.split_len < p.kv_len ||
         (p.splits - 1) * p.split_len >= std::max<std::int64_t>(p.kv_len, 1))

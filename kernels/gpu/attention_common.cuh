@@ -61,6 +61,20 @@ inline Error allow_dynamic_shared(Kernel kernel, int bytes) {
 inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr float kLn2 = 0.6931471805599453f;
 
+// Calls launch(T{}) with T the element type of an FMA variant's dtype code (float16,
+// bfloat16, else float32: the variants' contracts admit no other).
+template <typename Launch>
+Error with_dtype(int dtype, Launch&& launch) {
+  switch (dtype) {
+    case kFloat16:
+      return launch(half_t{});
+    case kBFloat16:
+      return launch(bfloat16_t{});
+    default:
+      return launch(float{});
+  }
+}
+
 // The variants' launchers (the launch validated, its variant served): each returns the
 // launch error of its last kernel.
 Error launch_flash_mma(const abi::AttentionParams& p, const GpuLaunch& l);

@@ -221,14 +221,7 @@ Error launch_dtype(const abi::AttentionParams& p, const GpuLaunch& l) {
 }  // namespace
 
 Error launch_split_kv(const abi::AttentionParams& p, const GpuLaunch& l) {
-  switch (p.dtype) {
-    case kFloat16:
-      return launch_dtype<half_t>(p, l);
-    case kBFloat16:
-      return launch_dtype<bfloat16_t>(p, l);
-    default:
-      return launch_dtype<float>(p, l);
-  }
+  return with_dtype(p.dtype, [&](auto t) { return launch_dtype<decltype(t)>(p, l); });
 }
 
 }  // namespace nbx::gpu::attention
