@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "core/ops/elementwise.hpp"
@@ -81,6 +83,17 @@ int run_moe_main(const Device& device, KernelTimer& timer, bool quick,
   std::vector<MoeResult> results;
   results.push_back(timed("fused_moe_bf16", shape, 2.0 * rows * 3 * double(d) * double(ffn), device,
                           timer, [&] { return ops::fused_moe(hidden, logits, w13, w2, top_k); }));
+  // The same with the project's own grouped GEMM (the default on CUDA is cuBLASLt a group).
+  const char* chosen = std::getenv("NBX_GROUPED_MATMUL");
+  const std::string saved = chosen ? chosen : "";
+  setenv("NBX_GROUPED_MATMUL", "own", 1);
+  results.push_back(timed("fused_moe_bf16[own]", shape, 2.0 * rows * 3 * double(d) * double(ffn),
+                          device, timer,
+                          [&] { return ops::fused_moe(hidden, logits, w13, w2, top_k); }));
+  if (chosen)
+    setenv("NBX_GROUPED_MATMUL", saved.c_str(), 1);
+  else
+    unsetenv("NBX_GROUPED_MATMUL");
   // The GEMMs alone, on fused_moe's own routing and grouped rows.
   const ops::MoeRouting route = ops::moe_route(logits, top_k);
   const ops::MoePermutation perm = ops::moe_permute(route.expert_ids, experts);

@@ -41,7 +41,8 @@ std::vector<BenchResult> run_transformer_suite(const Device& device, const RowOp
   const std::pair<const char*, int> paths[] = {{"", -1},
                                                {"flash_mma", abi::kAttentionFlashMma},
                                                {"flash", abi::kAttentionFlash},
-                                               {"split_kv", abi::kAttentionSplitKv}};
+                                               {"split_kv", abi::kAttentionSplitKv},
+                                               {"cudnn", abi::kAttentionCudnn}};
   for (const SdpaCase& c : cases) {
     const Tensor q = random_tensor(device, {c.b, c.hq, c.sq, c.d}, DType::kBFloat16, 1);
     const Tensor k = random_tensor(device, {c.b, c.hkv, c.skv, c.d}, DType::kBFloat16, 2);
@@ -54,7 +55,9 @@ std::vector<BenchResult> run_transformer_suite(const Device& device, const RowOp
       if (variant >= 0 && !bd.offers(KernelFamily::kAttention, variant)) continue;
       // split_kv serves decode shapes only; the prefill cases skip it.
       if (variant == abi::kAttentionSplitKv && c.sq != 1) continue;
-      if (variant != abi::kAttentionSplitKv && variant >= 0 && c.sq == 1) continue;
+      // Decode: split_kv against the default and cuDNN (the prefill tiles would idle).
+      if ((variant == abi::kAttentionFlash || variant == abi::kAttentionFlashMma) && c.sq == 1)
+        continue;
       // The FMA flash kernel at s4096 takes seconds a call where flash_mma runs: timed only
       // where it is the device's own fused prefill path.
       if (variant == abi::kAttentionFlash && c.sq > 1 &&

@@ -1,9 +1,17 @@
 # Sourced by the H200 run scripts (bench/run_h200_issue12*.sh) with B (the packed build) and O
 # (the output folder) set: the machine's record (O/gpu.txt: name, driver, clocks, P-state;
-# O/devices.txt: `nbx devices -v`), the library path, and `step NAME SECONDS COMMAND…`, which runs one
+# O/devices.txt: `nbx devices -v`, which shows cuBLASLt's and cuDNN's status), the library
+# path (the packed build, then PyTorch's NVIDIA wheels), and `step NAME SECONDS COMMAND…`, which runs one
 # step under its own time limit (skipped unless named in $ONLY, when that is set), logs it to
 # O/NAME.log and appends "NAME rc=… Ns" to O/steps.log.
 export LD_LIBRARY_PATH=$PWD/$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# cuDNN (and the NVRTC its runtime-compiled engines load) come with PyTorch's wheels there:
+# their lib folders go on the path so the CUDA module's dlopen finds libcudnn.so.9.
+NV=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__file__))" 2>/dev/null)
+for lib in "$NV"/*/lib; do
+  [ -d "$lib" ] && LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$lib
+done
+export LD_LIBRARY_PATH
 export PYTHONFAULTHANDLER=1
 mkdir -p "$O"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,clocks.mem,pstate \

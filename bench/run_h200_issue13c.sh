@@ -30,9 +30,13 @@ step nbx_transformer_vk 40 "$B/bench/nbx-bench-gpu" --device vulkan:0 --suite tr
 step vk_attention_f16 30 "$B/bench/vk-attention-bench" vulkan:0 float16 4096
 NBX_VULKAN_ATTENTION_COOPMAT=off step vk_attention_f16_scalar 30 "$B/bench/vk-attention-bench" \
   vulkan:0 float16 4096
+# The MoE stages and GEMMs with the project's own grouped GEMM beside cuBLASLt's (the bench
+# times fused_moe both ways; here the GEMMs alone too).
+NBX_GROUPED_MATMUL=own step bench_moe_cuda_own 40 "$B/bench/nbx-bench-gpu" --device cuda:0 \
+  --suite moe --json "$O/bench_moe_cuda_own.json"
 # The timings now, so a later step that overruns the call cannot take them along.
 cat "$O/torch_transformer.log" "$O/nbx_transformer.log" "$O/nbx_transformer_tile64.log" \
-  "$O/torch_moe.log" "$O/bench_moe_cuda.log" "$O/nbx_transformer_vk.log" "$O/vk_attention_f16.log" \
+"$O/torch_moe.log" "$O/bench_moe_cuda.log" "$O/bench_moe_cuda_own.log" "$O/nbx_transformer_vk.log" "$O/vk_attention_f16.log" \
   "$O/vk_attention_f16_scalar.log" 2>&1 | grep -v "^\s*$" | cut -c1-150
 for t in attention attention_fused rotary loss glu moe explain_agrees launch_validation; do
   step unit_$t "${CAP:-200}" "$B/tests/unit/test_$t" &
@@ -48,6 +52,7 @@ step memcheck_fused "${CAP:-200}" compute-sanitizer --tool memcheck --error-exit
   "$B/tests/unit/test_attention_fused" &
 step memcheck_moe "${CAP:-200}" compute-sanitizer --tool memcheck --error-exitcode 1 "$B/tests/unit/test_moe" &
 wait
+grep -h "attention.cudnn\|matmul.blas" "$O/devices.txt" | cut -c1-200
 cat "$O/steps.log"
 grep -H "conformance: [0-9]\|torch-diff cuda\|Status\|ERROR SUMMARY" "$O"/*.log 2>/dev/null | head -40
 grep -h "FAIL\|ERROR:" "$O"/conf_*.log "$O"/torch_diff_cuda.log "$O"/unit_*.log 2>/dev/null | head -30

@@ -603,7 +603,21 @@ enum AttentionVariant : std::int32_t {
                            // head_dim <= kAttentionMmaMaxDim, value_dim == head_dim)
   kAttentionSplitKv = 2,   // decode: the keys in `splits` chunks, partial results in the
                            // workspace, combined by a second pass
+  kAttentionCudnn = 3,     // CUDA: cuDNN's fused flash attention (the library loaded at run
+                           // time); float16/bfloat16, head dims multiples of 8 up to
+                           // kAttentionCudnnMaxDim, 16-byte rows, causal top-left or
+                           // bottom-right with q_len <= kv_len, kv_len >= 1
 };
+inline constexpr int kAttentionCudnnMaxDim = 128;
+// Whether a [batch, heads, rows, dim] view of `element_bytes`-byte values has contiguous rows
+// starting on 16 bytes: dim stride 1, the offset and the other strides whole 16-byte steps
+// (what 16-byte loads, asynchronous copies and cuDNN's aligned tensors need).
+constexpr bool attention_rows_of_16_bytes(std::int64_t offset, const std::int64_t* strides,
+                                          std::int64_t element_bytes) {
+  const std::int64_t per16 = 16 / element_bytes;
+  return strides[3] == 1 && offset % per16 == 0 && strides[0] % per16 == 0 &&
+         strides[1] % per16 == 0 && strides[2] % per16 == 0;
+}
 inline constexpr int kAttentionMaxDim = 256;     // head_dim and value_dim of every variant
 inline constexpr int kAttentionMmaMaxDim = 256;  // flash_mma pads head_dim to 64, 96, 128, 256
 // split_kv's workspace, in float32 words, written by the first pass and read by the second:
@@ -658,6 +672,9 @@ enum GroupedMatmulOp : std::int32_t { kGroupedMatmul_grouped_matmul = 0 };
 enum GroupedMatmulVariant : std::int32_t {
   kGroupedMatmulTiled = 0,  // shared-memory tiles, FMA (CUDA/HIP, Vulkan), host loops
   kGroupedMatmulMma = 1,    // CUDA sm_80+: mma.sync bf16/f16 tiles fed by cp.async stages
+  kGroupedMatmulBlas = 2,   // CUDA with cuBLASLt: the offsets read back (one stream sync), then
+                            // one vendor GEMM a non-empty group; bad offsets take the tiled
+                            // kernel's fault path
 };
 // The mma variant's tile (kernels/gpu/grouped_matmul_mma.cuh): 128 x 256 output tiles (the
 // tile vLLM's tuned fused_moe takes on the H200 at Mixtral's shapes), k steps of 32, 16-byte

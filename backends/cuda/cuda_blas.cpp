@@ -33,6 +33,7 @@
 #include "backends/cuda/cuda_blas_loader.hpp"
 #include "backends/cuda/cuda_blas_tune.hpp"
 #include "backends/cuda/cuda_errors.hpp"
+#include "backends/cuda/cuda_library_search.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "kernels/gpu/matmul_launch.hpp"
@@ -409,7 +410,7 @@ ElementwiseLaunchResult launch_matmul_vendor_blas(const abi::MatmulParams& p,
 }
 
 void release_vendor_blas(int device_index) {
-  if (!lt_api().ok || lt_process_exiting()) return;
+  if (!lt_api().ok || vendor_process_exiting()) return;
   std::lock_guard lock(g_mutex);
   auto it = devices().find(device_index);
   if (it == devices().end()) return;

@@ -33,8 +33,5 @@ struct LtApi {
 
 // Loaded once per process on first use, never unloaded.
 const LtApi& lt_api();
-// True once the process has begun exiting: devices closed by static destructors then leave
-// cuBLASLt's handles to the driver (the library's own teardown may already have run).
-bool lt_process_exiting();
 
 }  // namespace nbx::gpu

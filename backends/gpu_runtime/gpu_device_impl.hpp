@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "kernels/gpu/family_launch.hpp"
 #include "kernels/gpu/matmul_launch.hpp"
+#include "kernels/gpu/vendor_launch.hpp"
 
 namespace nbx::gpu_runtime {
 
@@ -18,6 +19,7 @@ namespace nbx::gpu_runtime {
 // so is the elementwise batch size the wrapper plans batched launches by (NBX_GPU_BATCH).
 inline DeviceProperties with_launch_properties(DeviceProperties p) {
   p.extra["matmul.blas"] = gpu::vendor_blas_status();
+  p.extra["attention.cudnn"] = gpu::vendor_attention_status();
   gpu::ElementwiseOptions options;
   gpu::apply_environment(options);
   p.extra["elementwise.batch_max_numel"] = std::to_string(options.batch_max_numel);
@@ -75,6 +77,7 @@ GpuDevice<Rt>::~GpuDevice() {
   if (batch_) (void)batch_->flush();
   (void)Rt::stream_synchronize(stream_);
   gpu::release_vendor_blas(index_);
+  gpu::release_vendor_attention(index_);
   for (int s = 0; s < kStagingSlots; ++s) {
     (void)Rt::event_destroy(staging_free_[s]);
     (void)Rt::pinned_free(staging_[s]);
@@ -232,12 +235,18 @@ bool GpuDevice<Rt>::offers_impl(KernelFamily family, int variant) const {
   // cuBLASLt is dlopen'ed when the device opens: offered only where it loaded.
   if (family == KernelFamily::kMatmul && variant == abi::kMatmulVendorBlas)
     return gpu::vendor_blas_available();
-  // flash_mma's mma.sync and cp.async: CUDA compute capability 8.0 and newer.
+  // flash_mma's mma.sync and cp.async: CUDA compute capability 8.0 and newer; cuDNN's fused
+  // attention the same, where the library loaded.
   if (family == KernelFamily::kAttention && variant == abi::kAttentionFlashMma)
     return this->properties().compute_capability_major >= 8;
+  if (family == KernelFamily::kAttention && variant == abi::kAttentionCudnn)
+    return this->properties().compute_capability_major >= 8 && gpu::vendor_attention_available();
   // The grouped GEMM's mma kernel needs cp.async and bf16 mma.sync: compute capability 8.0+.
   if (family == KernelFamily::kGroupedMatmul && variant == abi::kGroupedMatmulMma)
     return this->properties().compute_capability_major >= 8;
+  // The grouped GEMM's blas variant runs cuBLASLt, like matmul.blas.
+  if (family == KernelFamily::kGroupedMatmul && variant == abi::kGroupedMatmulBlas)
+    return gpu::vendor_blas_available();
   // Batching needs the device's queue (absent with NBX_GPU_BATCH=0).
   if (family == KernelFamily::kElementwise && variant == abi::kElementwiseBatched)
     return batch_.has_value();

@@ -17,7 +17,7 @@ std::string op_name(std::int32_t code) {
   return name_from_list("attention", kOpNames, code);
 }
 
-constexpr std::string_view kVariants[] = {"flash", "flash_mma", "split_kv"};
+constexpr std::string_view kVariants[] = {"flash", "flash_mma", "split_kv", "cudnn"};
 
 bool is_one_of(std::int64_t v, std::initializer_list<std::int64_t> set) {
   for (std::int64_t s : set)
@@ -29,17 +29,17 @@ bool half_type(std::int32_t code) {
   return code == std::int32_t(DType::kFloat16) || code == std::int32_t(DType::kBFloat16);
 }
 
-// Whether a [batch, heads, rows, dim] view has contiguous 16-byte rows: dim stride 1 and the
-// offset and the other strides multiples of 8 elements (2-byte dtypes).
-bool rows_of_16_bytes(std::int64_t offset, const std::int64_t* strides) {
-  return strides[3] == 1 && offset % 8 == 0 && strides[0] % 8 == 0 && strides[1] % 8 == 0 &&
-         strides[2] % 8 == 0;
+// q, k and v with contiguous rows starting on 16 bytes (2-byte dtypes).
+bool rows_of_16_bytes(const abi::AttentionParams& p) {
+  return abi::attention_rows_of_16_bytes(p.q_offset, p.q_strides, 2) &&
+         abi::attention_rows_of_16_bytes(p.k_offset, p.k_strides, 2) &&
+         abi::attention_rows_of_16_bytes(p.v_offset, p.v_strides, 2);
 }
 
 void validate(const abi::AttentionParams& p, std::span<const KernelBuffer> buffers,
               const LaunchCheck& check) {
   if (p.op != abi::kAttention_sdpa) check.fail("unknown op code " + std::to_string(p.op));
-  if (p.variant < abi::kAttentionFlash || p.variant > abi::kAttentionSplitKv)
+  if (p.variant < abi::kAttentionFlash || p.variant > abi::kAttentionCudnn)
     check.fail("unknown variant " + std::to_string(p.variant));
   check.buffer_count(buffers.size(), 5);
   check.floating_dtype(p.dtype, "q");
@@ -113,13 +113,26 @@ std::string refusal(std::int32_t variant, const abi::AttentionParams& p, int) {
           (p.head_dim > 128 && p.block_rows != 64))
         return "the tile " + std::to_string(p.block_rows) + "x" + std::to_string(p.block_keys) +
                " is not 64x64 or 128x64 (64x64 above head_dim 128)";
-      if (!rows_of_16_bytes(p.q_offset, p.q_strides) ||
-          !rows_of_16_bytes(p.k_offset, p.k_strides) || !rows_of_16_bytes(p.v_offset, p.v_strides))
+      if (!rows_of_16_bytes(p))
         return "q, k and v need contiguous rows starting on 16 bytes (asynchronous copies)";
       return {};
     case abi::kAttentionSplitKv:
       if (p.q_len * (p.q_heads / p.kv_heads) > 16)
         return "more than 16 query rows a kv head (q_len x group)";
+      return {};
+    case abi::kAttentionCudnn:
+      if (!half_type(p.dtype)) return "cuDNN's fused attention takes float16 and bfloat16 only";
+      if (p.head_dim % 8 != 0 || p.value_dim % 8 != 0 || p.head_dim > abi::kAttentionCudnnMaxDim ||
+          p.value_dim > abi::kAttentionCudnnMaxDim)
+        return "head dims " + std::to_string(p.head_dim) + "/" + std::to_string(p.value_dim) +
+               " are not multiples of 8 up to " + std::to_string(abi::kAttentionCudnnMaxDim);
+      if (!rows_of_16_bytes(p)) return "q, k and v need contiguous rows starting on 16 bytes";
+      if (p.kv_len < 1) return "no keys";
+      // cuDNN's causal masks: top-left (shift 0) and bottom-right (shift kv_len - q_len),
+      // the latter only without rows that see no key (q_len <= kv_len).
+      if (p.causal && p.causal_shift != 0 && p.causal_shift != p.kv_len - p.q_len)
+        return "a causal shift other than top-left (0) or bottom-right (kv_len - q_len)";
+      if (p.causal && p.causal_shift < 0) return "bottom-right causal with q_len > kv_len";
       return {};
   }
   return "unknown variant";

@@ -74,14 +74,15 @@ constexpr std::uint32_t implemented_variants(BackendKind backend, KernelFamily f
     case KernelFamily::kAttention:  // host_attention.cpp, attention_*_kernels.cu, attention.comp
       return backend == BackendKind::kCuda
                  ? bit(abi::kAttentionFlash) | bit(abi::kAttentionFlashMma) |
-                       bit(abi::kAttentionSplitKv)
+                       bit(abi::kAttentionSplitKv) | bit(abi::kAttentionCudnn)
              : backend == BackendKind::kHost || backend == BackendKind::kHip ||
                      backend == BackendKind::kVulkan
                  ? bit(abi::kAttentionFlash) | bit(abi::kAttentionSplitKv)
                  : 0;
     case KernelFamily::kGroupedMatmul:  // host_grouped_matmul.cpp, grouped_matmul*.cu/.comp
       return backend == BackendKind::kCuda
-                 ? bit(abi::kGroupedMatmulTiled) | bit(abi::kGroupedMatmulMma)
+                 ? bit(abi::kGroupedMatmulTiled) | bit(abi::kGroupedMatmulMma) |
+                       bit(abi::kGroupedMatmulBlas)
              : backend == BackendKind::kUnknown ? 0
                                                 : bit(abi::kGroupedMatmulTiled);
     case KernelFamily::kJoin:  // join_kernels.cu, join.comp, host_join.cpp

@@ -17,7 +17,7 @@ std::string op_name(std::int32_t code) {
   return name_from_list("grouped_matmul", kOpNames, code);
 }
 
-constexpr std::string_view kVariants[] = {"tiled", "mma"};
+constexpr std::string_view kVariants[] = {"tiled", "mma", "blas"};
 
 bool is_operand_dtype(std::int32_t code) {
   const DType t = DType(code);
@@ -28,7 +28,8 @@ void validate(const abi::GroupedMatmulParams& p, std::span<const KernelBuffer> b
               const LaunchCheck& check) {
   if (p.op != abi::kGroupedMatmul_grouped_matmul)
     check.fail("unknown op code " + std::to_string(p.op));
-  if (p.variant != abi::kGroupedMatmulTiled && p.variant != abi::kGroupedMatmulMma)
+  if (p.variant != abi::kGroupedMatmulTiled && p.variant != abi::kGroupedMatmulMma &&
+      p.variant != abi::kGroupedMatmulBlas)
     check.fail("unknown variant " + std::to_string(p.variant));
   check.buffer_count(buffers.size(), 4);
   check.dtype(p.dtype, "a and b");
@@ -76,6 +77,16 @@ void validate(const abi::GroupedMatmulParams& p, std::span<const KernelBuffer> b
 // bf16/f16 fragments: it needs a and b with unit k stride, every row start (and offset) a
 // multiple of 8 elements, and writes the output as element pairs.
 std::string variant_refusal(std::int32_t variant, const abi::GroupedMatmulParams& p, int) {
+  // The vendor GEMM reads each operand with a unit stride in one of its two dims (either
+  // orientation) and writes row-major output.
+  if (variant == abi::kGroupedMatmulBlas) {
+    if (p.a_col_stride != 1 && p.a_row_stride != 1)
+      return "the vendor GEMM needs a with a unit stride in one dim";
+    if (p.b_k_stride != 1 && p.b_n_stride != 1)
+      return "the vendor GEMM needs b with a unit stride in n or k";
+    if (p.out_col_stride != 1) return "the vendor GEMM writes a row-major output";
+    return {};
+  }
   if (variant != abi::kGroupedMatmulMma) return {};
   const DType t = DType(p.dtype);
   if (t != DType::kFloat16 && t != DType::kBFloat16)

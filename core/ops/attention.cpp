@@ -3,6 +3,7 @@
 #include "core/ops/attention.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "core/ops/attention_detail.hpp"
@@ -11,6 +12,7 @@
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/linalg.hpp"
 #include "core/ops/softmax.hpp"
+#include "core/ops/tiling.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -88,9 +90,7 @@ Operands check_and_group(const Tensor& q, const Tensor& k, const Tensor& v,
 }
 
 bool rows_of_16_bytes(const detail::FusedView& f, DType t) {
-  const std::int64_t per16 = 16 / std::int64_t(dtype_size(t));
-  return f.strides[3] == 1 && f.offset % per16 == 0 && f.strides[0] % per16 == 0 &&
-         f.strides[1] % per16 == 0 && f.strides[2] % per16 == 0;
+  return abi::attention_rows_of_16_bytes(f.offset, f.strides, std::int64_t(dtype_size(t)));
 }
 
 // q, k and v as the fused kernels read them (detail::fused_view); sets dims.flat_batch and
@@ -126,11 +126,26 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   const PlanTarget target{device.capabilities(), device.str(), device.display_name(),
                           &device.context().backend_device()};
   AttentionDims fused_dims = d;
+  fused_dims.causal_bottom_right = alignment == CausalAlignment::kBottomRight;
   const std::optional<detail::FusedOperands> fused = fused_operands(q, k, v, o.shapes, fused_dims);
-  const AttentionPlan plan = plan_attention(kOp, q.dtype(), fused_dims, target);
+  AttentionPlan plan = plan_attention(kOp, q.dtype(), fused_dims, target);
   // Bottom-right causal: row i sees keys up to i + S - L.
   const std::int64_t causal_shift =
       alignment == CausalAlignment::kBottomRight ? d.kv_len - d.q_len : 0;
+  if (plan.path == AttentionPath::kCudnn && !std::getenv("NBX_ATTENTION")) {
+    // cuDNN decides at its first launch of a problem whether an engine runs it; where none
+    // does, the project's kernels take the problem, said once per process and problem.
+    try {
+      return detail::run_fused_attention(q, k, v, *fused, plan, fused_dims, sc, causal_shift,
+                                         o.shapes.out);
+    } catch (const Unsupported& e) {
+      detail::announce_once("sdpa cudnn " + device.str() + " " + to_string(q.shape()) + " " +
+                                to_string(k.shape()) + " " + std::string(dtype_name(q.dtype())),
+                            std::string(e.what()) + " The project's kernels run it instead.");
+      fused_dims.vendor_declined = true;
+      plan = plan_attention(kOp, q.dtype(), fused_dims, target);
+    }
+  }
   if (plan.path != AttentionPath::kMath)
     return detail::run_fused_attention(q, k, v, *fused, plan, fused_dims, sc, causal_shift,
                                        o.shapes.out);

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kernel_abi.hpp"
 #include "core/ops/plan.hpp"
 #include "core/tensor.hpp"
 
@@ -56,11 +57,15 @@ inline constexpr std::int64_t kMathScoresBudgetBytes = std::int64_t(256) << 20;
 
 // The fused paths run the attention family (core/families/attention_family.cpp): flash and
 // flash_mma (tiles of query rows against tiles of keys, online softmax, no L x S matrix) and
-// split_kv (decode: the keys in chunks across blocks, then a combine pass). NBX_ATTENTION=
-// math|flash|flash_mma|split_kv forces one (refused by name where it cannot run); `own` is
-// the default choice among the fused kernels.
-enum class AttentionPath { kMath, kFlash, kFlashMma, kSplitKv };
-const char* attention_path_name(AttentionPath p);  // "math", "flash", "flash_mma", "split_kv"
+// split_kv (decode: the keys in chunks across blocks, then a combine pass), and on CUDA cuDNN's
+// fused flash attention (cudnn) where the library loads. NBX_ATTENTION=math|flash|flash_mma|
+// split_kv|cudnn forces one (refused by name where it cannot run); `own` chooses among the
+// project's own kernels only (what HIP runs), the default among all.
+enum class AttentionPath { kMath, kFlash, kFlashMma, kSplitKv, kCudnn };
+// "math", "flash", "flash_mma", "split_kv", "cudnn"
+const char* attention_path_name(AttentionPath p);
+// The attention family's variant a fused path launches (kAttentionFlash for kMath, unused).
+abi::AttentionVariant attention_variant(AttentionPath p);
 
 // The problem as the planner sees it, after broadcasting and GQA grouping.
 struct AttentionDims {
@@ -69,11 +74,15 @@ struct AttentionDims {
   bool gqa = false;  // enable_gqa with fewer kv heads than query heads
   std::int64_t q_len = 0, kv_len = 0, head_dim = 0, value_dim = 0;
   enum class Mask { kNone, kBool, kAdditive, kCausal } mask = Mask::kNone;
+  bool causal_bottom_right = false;  // kCausal aligned bottom-right (row i sees i + S - L)
   // What the fused kernels need of the operands' layout (the op measures it; `nbx explain`
   // assumes contiguous tensors): the batch dims of q, k, v merge into one stride each, and
   // rows are contiguous and start on 16 bytes (flash_mma's asynchronous copies).
   bool flat_batch = true;
   bool rows_16_bytes = true;
+  // The vendor's fused attention (cuDNN) found no engine for this problem at launch: the plan
+  // passes over it (the op announces it once per process and problem).
+  bool vendor_declined = false;
 };
 
 struct AttentionPlan {

@@ -64,9 +64,7 @@ Tensor run_fused_attention(const Tensor& q, const Tensor& k, const Tensor& v,
   Tensor out = Tensor::empty(out_shape, q.dtype(), device);
   abi::AttentionParams p{};
   p.op = abi::kAttention_sdpa;
-  p.variant = plan.path == AttentionPath::kFlashMma  ? abi::kAttentionFlashMma
-              : plan.path == AttentionPath::kSplitKv ? abi::kAttentionSplitKv
-                                                     : abi::kAttentionFlash;
+  p.variant = attention_variant(plan.path);
   p.dtype = std::int32_t(q.dtype());
   p.causal = d.mask == AttentionDims::Mask::kCausal;
   p.block_rows = plan.block_rows, p.block_keys = plan.block_keys;

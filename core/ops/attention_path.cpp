@@ -12,25 +12,23 @@
 namespace nbx::ops::detail {
 namespace {
 
-enum class Request { kAuto, kMath, kFlash, kFlashMma, kSplitKv };
+// NBX_ATTENTION: unset or auto (every fused path), own (the project's kernels only: what HIP
+// runs, so the H200 verifies it), or one path by name.
+enum class Request { kAuto, kOwn, kMath, kFlash, kFlashMma, kSplitKv, kCudnn };
 
 Request request_from_env(std::string_view op) {
   const char* env = std::getenv("NBX_ATTENTION");
   const std::string r = env ? env : "";
-  if (r.empty() || r == "own" || r == "auto") return Request::kAuto;
+  if (r.empty() || r == "auto") return Request::kAuto;
+  if (r == "own") return Request::kOwn;
   if (r == "math") return Request::kMath;
   if (r == "flash") return Request::kFlash;
   if (r == "flash_mma") return Request::kFlashMma;
   if (r == "split_kv") return Request::kSplitKv;
+  if (r == "cudnn") return Request::kCudnn;
   throw InvalidArgument(std::string(op), "NBX_ATTENTION=" + r +
-                                             " is not one of own, math, flash, flash_mma, "
-                                             "split_kv.");
-}
-
-abi::AttentionVariant variant_of(AttentionPath p) {
-  return p == AttentionPath::kFlashMma  ? abi::kAttentionFlashMma
-         : p == AttentionPath::kSplitKv ? abi::kAttentionSplitKv
-                                        : abi::kAttentionFlash;
+                                             " is not one of auto, own, math, flash, flash_mma, "
+                                             "split_kv, cudnn.");
 }
 
 std::int64_t padded_dim(std::int64_t d) {  // flash_mma's shared-memory row: 64, 96, 128, 256
@@ -143,27 +141,34 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
     if (request == Request::kFlash) order = {AttentionPath::kFlash};
     if (request == Request::kFlashMma) order = {AttentionPath::kFlashMma};
     if (request == Request::kSplitKv) order = {AttentionPath::kSplitKv};
-    if (request == Request::kAuto) {
+    if (request == Request::kCudnn) order = {AttentionPath::kCudnn};
+    if (request == Request::kAuto || request == Request::kOwn) {
       if (decode) order.push_back(AttentionPath::kSplitKv);
+      if (request == Request::kAuto && !d.vendor_declined) order.push_back(AttentionPath::kCudnn);
       order.push_back(AttentionPath::kFlashMma);
       order.push_back(AttentionPath::kFlash);
     }
     const FamilySpec& spec = family_spec(KernelFamily::kAttention);
     for (AttentionPath path : order) {
       const std::string name = attention_path_name(path);
-      const abi::AttentionVariant v = variant_of(path);
+      const abi::AttentionVariant v = attention_variant(path);
       AttentionPlan trial = plan;
       if (!target_offers(target, KernelFamily::kAttention, v)) {
         passed += target.device_name + " does not offer " + name + "; ";
         continue;
       }
-      if (path == AttentionPath::kFlashMma && !matrix_units_take(caps, dtype)) {
-        passed += "flash_mma needs m16n8k16 matrix units taking " + std::string(dtype_name(dtype)) +
+      // cuDNN's fused attention, like flash_mma, wants sm_80's matrix units or newer.
+      const bool on_matrix_units =
+          path == AttentionPath::kFlashMma || path == AttentionPath::kCudnn;
+      if (on_matrix_units && !matrix_units_take(caps, dtype)) {
+        passed += name + " needs m16n8k16 matrix units taking " + std::string(dtype_name(dtype)) +
                   " (matrix_unit " + std::string(to_string(caps.matrix_unit.value)) + ", " +
                   caps.matrix_unit.source + "); ";
         continue;
       }
-      if (!size_blocks(path, d, budget, plan.tile, caps.attention.min_tile.value, trial)) {
+      if (path == AttentionPath::kCudnn) {  // the library sizes its own tiles
+        trial.block_rows = 1, trial.block_keys = 1;
+      } else if (!size_blocks(path, d, budget, plan.tile, caps.attention.min_tile.value, trial)) {
         passed +=
             name + "'s tiles do not fit " + std::to_string(budget) + " bytes of shared memory; ";
         continue;
@@ -172,7 +177,7 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
       model.variant = v;
       std::string refusal = spec.variant_refusal(v, reinterpret_cast<const std::byte*>(&model),
                                                  caps.subgroup_size.value);
-      if (refusal.empty() && path == AttentionPath::kFlashMma && !d.rows_16_bytes)
+      if (refusal.empty() && on_matrix_units && !d.rows_16_bytes)
         refusal = "q, k and v need contiguous rows starting on 16 bytes";
       if (!refusal.empty()) {
         passed += name + " does not serve it (" + refusal + "); ";
@@ -208,8 +213,12 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
         : plan.path == AttentionPath::kFlashMma
             ? std::string("tiles on the matrix units (mma.sync, float32 accumulators), online "
                           "softmax, no L x S matrix. ")
+        : plan.path == AttentionPath::kCudnn
+            ? std::string("cuDNN's fused flash attention (the vendor library, loaded at run "
+                          "time; NBX_ATTENTION=own runs the project's kernels instead). ")
             : std::string("tiles in shared memory with FMA, online softmax, no L x S matrix. ")) +
            (passed.empty() ? "" : "Passed over: " + passed)});
+  if (plan.path == AttentionPath::kCudnn) return;  // cuDNN's engine picks its tiles
   plan.choices.push_back(
       {"block",
        std::to_string(plan.block_rows) + " query rows x " + std::to_string(plan.block_keys) +
@@ -225,6 +234,7 @@ abi::AttentionParams attention_model_block(DType dtype, const AttentionDims& d,
   p.op = abi::kAttention_sdpa;
   p.dtype = std::int32_t(dtype);
   p.causal = d.mask == AttentionDims::Mask::kCausal;
+  p.causal_shift = p.causal && d.causal_bottom_right ? d.kv_len - d.q_len : 0;
   p.block_rows = plan.block_rows, p.block_keys = plan.block_keys;
   p.splits = 1;
   p.batch = std::max<std::int64_t>(1, d.batch / std::max<std::int64_t>(1, d.q_heads));

@@ -71,8 +71,17 @@ const char* attention_path_name(AttentionPath p) {
       return "flash_mma";
     case AttentionPath::kSplitKv:
       return "split_kv";
+    case AttentionPath::kCudnn:
+      return "cudnn";
   }
   return "?";
+}
+
+abi::AttentionVariant attention_variant(AttentionPath p) {
+  return p == AttentionPath::kFlashMma  ? abi::kAttentionFlashMma
+         : p == AttentionPath::kSplitKv ? abi::kAttentionSplitKv
+         : p == AttentionPath::kCudnn   ? abi::kAttentionCudnn
+                                        : abi::kAttentionFlash;
 }
 
 AttentionDims::Mask attention_mask_kind(DType q, DType k, DType v, std::optional<DType> mask,

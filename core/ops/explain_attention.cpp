@@ -33,20 +33,18 @@ void explain_attention(const OpEntry& e, const ExplainCall& call, OpExplanation&
   }
   // A fused path is the attention family's launch: its variant is what the backend runs.
   const std::string variant = attention_path_name(plan.path);
-  out.kernel = "attention (op scaled_dot_product_attention, variant " + variant + ", " +
-               std::to_string(plan.block_rows) + " query rows x " +
-               std::to_string(plan.block_keys) + " keys a step" +
-               (plan.path == AttentionPath::kSplitKv
-                    ? ", " + std::to_string(plan.splits) + " key chunks, then a combine pass"
-                    : std::string()) +
-               ")";
-  out.choices.push_back(
-      {"variant",
-       variant_name(KernelFamily::kAttention,
-                    plan.path == AttentionPath::kFlashMma  ? abi::kAttentionFlashMma
-                    : plan.path == AttentionPath::kSplitKv ? abi::kAttentionSplitKv
-                                                           : abi::kAttentionFlash),
-       "", "", "the path above."});
+  out.kernel =
+      "attention (op scaled_dot_product_attention, variant " + variant + ", " +
+      (plan.path == AttentionPath::kCudnn ? std::string("tiles chosen by cuDNN's engine")
+                                          : std::to_string(plan.block_rows) + " query rows x " +
+                                                std::to_string(plan.block_keys) + " keys a step") +
+      (plan.path == AttentionPath::kSplitKv
+           ? ", " + std::to_string(plan.splits) + " key chunks, then a combine pass"
+           : std::string()) +
+      ")";
+  out.choices.push_back({"variant",
+                         variant_name(KernelFamily::kAttention, attention_variant(plan.path)), "",
+                         "", "the path above."});
 }
 
 }  // namespace

@@ -55,18 +55,21 @@ MmaFit mma_fit(DType t, const PlanTarget& target) {
           std::to_string(abi::grouped_mma_shared_bytes(3)) + " bytes of 3 stages"};
 }
 
-// NBX_GROUPED_MATMUL=auto|tiled|mma (read at each plan: tests and benchmarks switch it): tiled
-// runs the kernel HIP runs on a CUDA device, so the H200 checks that code too.
-enum class Request { kAuto, kTiled, kMma };
+// NBX_GROUPED_MATMUL=auto|own|tiled|mma|blas (read at each plan: tests and benchmarks switch
+// it): own keeps to the project's kernels (mma, then tiled); tiled runs the kernel HIP runs on
+// a CUDA device, so the H200 checks that code too.
+enum class Request { kAuto, kOwn, kTiled, kMma, kBlas };
 Request request() {
   const char* env = std::getenv("NBX_GROUPED_MATMUL");
   const std::string v = env ? env : "";
   if (v.empty() || v == "auto") return Request::kAuto;
+  if (v == "own") return Request::kOwn;
   if (v == "tiled") return Request::kTiled;
   if (v == "mma") return Request::kMma;
+  if (v == "blas") return Request::kBlas;
   throw InvalidArgument("grouped_matmul", "NBX_GROUPED_MATMUL='" + v +
-                                              "' is not a grouped_matmul variant (auto, tiled, "
-                                              "mma).");
+                                              "' is not a grouped_matmul variant (auto, own, "
+                                              "tiled, mma, blas).");
 }
 
 }  // namespace
@@ -82,14 +85,28 @@ void replan_variant(abi::GroupedMatmulParams& p, const PlanTarget& target,
                           "; refused.");
   p.num_stages = fit.refusal.empty() ? fit.stages : 0;
   std::vector<int> candidates;
-  if (fit.refusal.empty() && wanted != Request::kTiled)
+  // The vendor GEMM first where it loads (cuBLASLt on CUDA: one launch a group after reading
+  // the offsets back), then the own kernels.
+  if (wanted == Request::kAuto || wanted == Request::kBlas)
+    candidates.push_back(abi::kGroupedMatmulBlas);
+  const bool own = wanted == Request::kAuto || wanted == Request::kOwn;
+  if (fit.refusal.empty() && (own || wanted == Request::kMma))
     candidates.push_back(abi::kGroupedMatmulMma);
-  if (wanted != Request::kMma) candidates.push_back(abi::kGroupedMatmulTiled);
+  if (own || wanted == Request::kTiled) candidates.push_back(abi::kGroupedMatmulTiled);
+  if (candidates.empty())
+    throw Unsupported(
+        "grouped_matmul", target.device_name, "matrix.unit",
+        "grouped_matmul on " + target.device_name +
+            ": NBX_GROUPED_MATMUL asks for a variant the device cannot run; refused.");
   const int v = choose_variant(p, candidates, target, choices);
   if (v != abi::kGroupedMatmulMma) p.num_stages = 0;
   if (wanted != Request::kAuto)
-    choices.push_back({"request", wanted == Request::kTiled ? "tiled" : "mma", "", "",
-                       "NBX_GROUPED_MATMUL asks for this variant."});
+    choices.push_back({"request",
+                       wanted == Request::kOwn     ? "own"
+                       : wanted == Request::kTiled ? "tiled"
+                       : wanted == Request::kMma   ? "mma"
+                                                   : "blas",
+                       "", "", "NBX_GROUPED_MATMUL asks for this variant."});
   if (!fit.refusal.empty())
     choices.push_back(
         {"mma", "not taken", "matrix.unit", target.caps.matrix_unit.source, fit.refusal + "."});

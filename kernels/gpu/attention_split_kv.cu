@@ -173,21 +173,14 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Whether every row of a [batch, heads, rows, dim] view starts on 16 bytes with dim stride 1.
-bool wide_rows(i64 offset, const std::int64_t* strides, int bytes) {
-  const i64 per16 = 16 / bytes;
-  return strides[3] == 1 && offset % per16 == 0 && strides[0] % per16 == 0 &&
-         strides[1] % per16 == 0 && strides[2] % per16 == 0;
-}
-
 template <typename T, int LG, int Rows>
 Error launch_rows(const abi::AttentionParams& p, const GpuLaunch& l) {
   const Stream st = static_cast<Stream>(l.stream);
   const i64 heads = p.batch * p.kv_heads;
   const i64 chunks = (p.q_heads / p.kv_heads * p.q_len + Rows - 1) / Rows;
-  const bool wide_q = wide_rows(p.q_offset, p.q_strides, int(sizeof(T)));
-  const bool wide_kv = wide_rows(p.k_offset, p.k_strides, int(sizeof(T))) &&
-                       wide_rows(p.v_offset, p.v_strides, int(sizeof(T)));
+  const bool wide_q = abi::attention_rows_of_16_bytes(p.q_offset, p.q_strides, sizeof(T));
+  const bool wide_kv = abi::attention_rows_of_16_bytes(p.k_offset, p.k_strides, sizeof(T)) &&
+                       abi::attention_rows_of_16_bytes(p.v_offset, p.v_strides, sizeof(T));
   auto* work = static_cast<float*>(l.buffers[4].address);
   const dim3 grid(unsigned(heads < (i64(1) << 30) ? heads : i64(1) << 30), unsigned(p.splits),
                   unsigned(chunks));

@@ -12,6 +12,7 @@
 #include "kernels/gpu/elementwise_plan.hpp"
 #include "kernels/gpu/family_launch.hpp"
 #include "kernels/gpu/grouped_matmul_groups.cuh"
+#include "kernels/gpu/vendor_launch.hpp"
 #if !NBX_GPU_HIP
 #include "kernels/gpu/grouped_matmul_mma.cuh"
 #endif
@@ -177,7 +178,18 @@ ElementwiseLaunchResult launch_index(const abi::GroupedMatmulParams& p, const Gp
 }  // namespace
 
 ElementwiseLaunchResult launch_family(const abi::GroupedMatmulParams& p, const GpuLaunch& l) {
+  if (p.variant == abi::kGroupedMatmulBlas) return launch_grouped_matmul_vendor(p, l);
   return p.offsets_dtype == kInt64 ? launch_index<long long>(p, l) : launch_index<int>(p, l);
 }
+
+#if NBX_GPU_HIP
+// The HIP module has no vendor BLAS (matmul_kernels.cu): the variant is never offered there.
+ElementwiseLaunchResult launch_grouped_matmul_vendor(const abi::GroupedMatmulParams&,
+                                                     const GpuLaunch& l) {
+  throw Unsupported(
+      "grouped_matmul", *l.device_name, "grouped_matmul.blas",
+      "grouped_matmul on " + *l.device_name + ": the HIP backend has no vendor BLAS; refused.");
+}
+#endif
 
 }  // namespace nbx::gpu

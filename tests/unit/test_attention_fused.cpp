@@ -1,7 +1,7 @@
 // scaled_dot_product_attention's fused paths (the attention family: flash, flash_mma,
-// split_kv) on every present device that offers them, each forced with NBX_ATTENTION, against
-// a float64 reference written here: head dims 64, 80, 96, 128, 256, lengths that are not tile
-// multiples (1, 17, 77, 200, 1000), causal top-left and bottom-right with q_len != kv_len
+// split_kv, cudnn) on every present device that offers them, each forced with NBX_ATTENTION,
+// against a float64 reference written here: head dims 64, 80, 96, 128, 256, lengths that are not
+// tile multiples (1, 17, 77, 200, 1000), causal top-left and bottom-right with q_len != kv_len
 // (rows that see no key: zeros), grouped-query heads, the [B, S, H, D] layout read in place,
 // a value dim unlike the head dim (split_kv), and the default choice.
 #include <doctest/doctest.h>
@@ -99,7 +99,7 @@ struct ForcedPath {
 // 16 keys) fits the device's shared memory: the plan's formula (attention_path.cpp). A forced
 // path that does not fit is refused by name (checked below), not run.
 bool fits(const Device& d, const char* path, const Case& c) {
-  if (std::string(path) == "flash_mma") return true;
+  if (std::string(path) == "flash_mma" || std::string(path) == "cudnn") return true;
   const std::int64_t rows = std::string(path) == "split_kv" ? c.L * (c.Hq / c.Hk) : 8;
   const auto& caps = d.capabilities();
   const std::int64_t budget = caps.shared_memory_per_block_optin.value > 0
@@ -210,6 +210,43 @@ TEST_CASE("split_kv: decode rows against long keys, GQA groups, causal bottom-ri
   }
 }
 
+TEST_CASE("cudnn (CUDA, where cuDNN loads): head dims 64 to 128, causal both ways, GQA, layouts") {
+  for (const Device& d : testing::present_devices()) {
+    if (!offers(d, abi::kAttentionCudnn)) continue;
+    std::uint32_t seed = 500;
+    for (DType t : {DType::kBFloat16, DType::kFloat16})
+      for (std::int64_t E : {64, 80, 96, 128}) {
+        check_case(d, "cudnn", {2, 4, 2, 77, 200, E, E, true, false, false}, t, seed++);
+        check_case(d, "cudnn", {1, 2, 2, 77, 200, E, E, true, true, true}, t, seed++);
+        check_case(d, "cudnn", {1, 3, 1, 17, 17, E, E, false, false, false}, t, seed++);
+      }
+    check_case(d, "cudnn", {1, 8, 2, 1000, 1000, 128, 128, true, false, true}, DType::kBFloat16,
+               seed++);
+    check_case(d, "cudnn", {2, 4, 1, 1, 1000, 128, 128, false, false, false}, DType::kFloat16,
+               seed++);
+    // Outside its contract it is refused by name, never run: float32, head dim 256, and
+    // bottom-right causal with more query rows than keys (rows that see no key).
+    const auto values = [&](Shape shape, DType t) {
+      return Tensor::from_host(std::vector<float>(std::size_t(numel(shape)), 0.5f), shape, d).to(t);
+    };
+    const ForcedPath forced("cudnn");
+    CHECK_THROWS_AS(ops::scaled_dot_product_attention(values({1, 2, 16, 64}, DType::kFloat32),
+                                                      values({1, 2, 16, 64}, DType::kFloat32),
+                                                      values({1, 2, 16, 64}, DType::kFloat32)),
+                    Unsupported);
+    CHECK_THROWS_AS(ops::scaled_dot_product_attention(values({1, 2, 16, 256}, DType::kBFloat16),
+                                                      values({1, 2, 16, 256}, DType::kBFloat16),
+                                                      values({1, 2, 16, 256}, DType::kBFloat16)),
+                    Unsupported);
+    CHECK_THROWS_AS(
+        ops::scaled_dot_product_attention(values({1, 2, 32, 64}, DType::kBFloat16),
+                                          values({1, 2, 16, 64}, DType::kBFloat16),
+                                          values({1, 2, 16, 64}, DType::kBFloat16), {}, true, {},
+                                          false, ops::CausalAlignment::kBottomRight),
+        Unsupported);
+  }
+}
+
 TEST_CASE("the default path agrees with the reference on prefill and decode shapes") {
   for (const Device& d : testing::present_devices()) {
     check_case(d, nullptr, {1, 4, 2, 130, 130, 128, 128, true, false, false}, DType::kFloat32, 400);
@@ -224,6 +261,10 @@ TEST_CASE("a forced path the device cannot run is refused by name") {
   const Tensor q = Tensor::from_host(std::vector<float>(2 * 4 * 8, 0.5f), {2, 4, 8});
   const ForcedPath forced("flash_mma");
   CHECK_THROWS_AS(ops::scaled_dot_product_attention(q, q, q), Unsupported);
+  {
+    const ForcedPath vendor("cudnn");  // the host has no vendor attention
+    CHECK_THROWS_AS(ops::scaled_dot_product_attention(q, q, q), Unsupported);
+  }
   setenv("NBX_ATTENTION", "warp_speed", 1);
   CHECK_THROWS_AS(ops::scaled_dot_product_attention(q, q, q), InvalidArgument);
 }

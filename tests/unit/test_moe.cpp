@@ -465,6 +465,12 @@ TEST_CASE("explain: the mma variant where the matrix unit, the stages and shared
     return variant;
   };
   std::string why;
+  // By default CUDA takes the vendor GEMM (where cuBLASLt loads); AMD and Vulkan their tiles.
+  CHECK(variant_on("nvidia/sm_90", DType::kBFloat16, why) == "grouped_matmul.blas");
+  CHECK(variant_on("amd/gfx90a", DType::kBFloat16, why) == "grouped_matmul.tiled");
+  // NBX_GROUPED_MATMUL=own: the project's kernels, mma where it runs.
+  const char* saved = std::getenv("NBX_GROUPED_MATMUL");
+  setenv("NBX_GROUPED_MATMUL", "own", 1);
   CHECK(variant_on("nvidia/sm_90", DType::kBFloat16, why) == "grouped_matmul.mma");
   CHECK_MESSAGE(why.find("cp.async stages") != std::string::npos, why);
   CHECK(variant_on("nvidia/sm_80", DType::kFloat16, why) == "grouped_matmul.mma");
@@ -474,11 +480,15 @@ TEST_CASE("explain: the mma variant where the matrix unit, the stages and shared
   CHECK_MESSAGE(why.find("pipelining.max_num_stages is 2") != std::string::npos, why);
   CHECK(variant_on("amd/gfx90a", DType::kBFloat16, why) == "grouped_matmul.tiled");
   CHECK(variant_on("mesa/llvmpipe", DType::kFloat32, why) == "grouped_matmul.tiled");
+  if (saved)
+    setenv("NBX_GROUPED_MATMUL", saved, 1);
+  else
+    unsetenv("NBX_GROUPED_MATMUL");
 }
 
 TEST_CASE(
-    "NBX_GROUPED_MATMUL=tiled runs the tiled kernel everywhere; =mma is refused by name "
-    "where it cannot run") {
+    "NBX_GROUPED_MATMUL=tiled runs the tiled kernel everywhere; =mma and =blas are refused by "
+    "name where they cannot run") {
   const char* saved = std::getenv("NBX_GROUPED_MATMUL");
   const std::vector<std::int64_t> offsets{0, 70, 70, 203};
   for (const Device& d : present_devices()) {
@@ -495,6 +505,14 @@ TEST_CASE(
     if (d.id().backend == "cuda" && d.properties().compute_capability_major >= 8) {
       check_close(values_of(ops::grouped_matmul(a, b, off)), want, scale, DType::kFloat16, 2);
       CHECK(d.context().backend_device().last_launch().variant == abi::kGroupedMatmulMma);
+    } else {
+      CHECK_THROWS_AS(ops::grouped_matmul(a, b, off), Unsupported);
+    }
+    setenv("NBX_GROUPED_MATMUL", "blas", 1);
+    if (d.context().backend_device().offers(KernelFamily::kGroupedMatmul,
+                                            abi::kGroupedMatmulBlas)) {
+      check_close(values_of(ops::grouped_matmul(a, b, off)), want, scale, DType::kFloat16, 2);
+      CHECK(d.context().backend_device().last_launch().variant == abi::kGroupedMatmulBlas);
     } else {
       CHECK_THROWS_AS(ops::grouped_matmul(a, b, off), Unsupported);
     }
