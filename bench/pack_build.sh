@@ -9,7 +9,7 @@ set -eu
 src=$1 dst=$2
 rm -rf "$dst"
 mkdir -p "$dst/bench" "$dst/tests/gpu" "$dst/tests/vulkan" "$dst/tests/unit"
-for f in nbx libnbx.so bench/nbx-bench-gpu bench/vk-attention-bench bench/scatter-passes bench/topk-probe tests/gpu/test_gpu_backend 'tests/vulkan/test_vk_*' \
+for f in nbx bench/nbx-bench-gpu bench/vk-attention-bench bench/scatter-passes bench/topk-probe tests/gpu/test_gpu_backend 'tests/vulkan/test_vk_*' \
   tests/unit/test_launch_validation tests/unit/test_explain_agrees tests/unit/test_index \
   tests/unit/test_index_faults tests/unit/test_scan tests/unit/test_explain tests/unit/test_pytorch_parity \
   tests/unit/test_vk_accuracy tests/unit/test_sort tests/unit/test_shape_ops tests/unit/test_inplace_out tests/unit/test_linalg tests/unit/test_index_write tests/unit/test_index_write_faults tests/unit/test_index_compact tests/unit/test_search tests/unit/test_index_write_modes tests/unit/test_join tests/unit/test_attention tests/unit/test_attention_fused tests/unit/test_rotary tests/unit/test_moe tests/unit/test_loss tests/unit/test_glu \
@@ -24,6 +24,8 @@ for f in nbx libnbx.so bench/nbx-bench-gpu bench/vk-attention-bench bench/scatte
     strip -o "$dst/${g#"$src"/}" "$g"
   done
 done
+# libnbx under its soname (libnbx.so.0.1), the name the binaries ask for.
+strip -o "$dst/$(readelf -d "$src/libnbx.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" "$src/libnbx.so"
 for m in "$src"/backends/*/libnbx_backend_*.so; do
   mkdir -p "$dst/$(dirname "${m#"$src"/}")"
   strip -o "$dst/${m#"$src"/}" "$m"

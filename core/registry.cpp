@@ -47,7 +47,7 @@ std::vector<std::filesystem::path> module_candidates(const std::string& name) {
   const auto here = libnbx_dir();
   out.push_back(here / file);
   out.push_back(here / "backends" / name / file);
-  out.push_back(here / "nbx" / file);  // an installed layout: <libdir>/nbx/
+  out.push_back(here / NBX_MODULE_SUBDIR / file);  // installed: <libdir>/nbxtensor/
   return out;
 }
 

@@ -6,8 +6,9 @@
 // A vendor module `libnbx_backend_<name>.so` exports
 //     extern "C" nbx::Backend* nbx_backend_create_v1();
 // returning a heap-allocated Backend (owned by the registry), or throwing nbx::Unavailable.
-// Modules are searched in $NBX_BACKEND_PATH (':'-separated), then beside libnbx.so and in
-// its `backends/<name>/` subfolder (the build tree's layout).
+// Modules are searched in $NBX_BACKEND_PATH (':'-separated), then beside libnbx.so, in its
+// `backends/<name>/` subfolder (the build tree's layout) and in its `nbxtensor/` subfolder
+// (the installed layout, <libdir>/nbxtensor/).
 #pragma once
 
 #include <string>
