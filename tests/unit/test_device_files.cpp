@@ -133,6 +133,60 @@ TEST_CASE("each kind of malformed device file names file, line and key") {
   check_error("malformed_vendor_range.yml", 8, "match.vulkan.vendor_id");
 }
 
+TEST_CASE("numbers past a key's range, loose floats and unbounded YAML are refused at their line") {
+  // Inputs the fuzzers and the mutation runs kept (tests/fuzz/regressions/).
+  const std::string dir = (std::filesystem::path(kFixtures).parent_path().parent_path() /
+                           "fuzz/regressions/device_file")
+                              .string();
+  const auto refused = [&](const std::string& name, int line, const std::string& part) {
+    std::string msg;
+    try {
+      nbx::load_device_file(dir + "/" + name);
+    } catch (const nbx::InvalidArgument& e) {
+      msg = e.what();
+    }
+    INFO("message: " << msg);
+    CHECK(msg.find(name + ":" + std::to_string(line) + ": ") != std::string::npos);
+    CHECK(msg.find(part) != std::string::npos);
+  };
+  // Stored in 32-bit fields, these were truncated: 4294967552 threads read as 256.
+  refused("threads_past_32_bits.yml", 19,
+          "'capabilities.max_threads_per_block' must be an "
+          "integer in (0, 65536], got 4294967552");
+  refused("subgroup_size_2_32.yml", 18, "(0, 1024], got 4294967296");
+  refused("bytes_2_63.yml", 23, "'capabilities.register_file_bytes' is '9223372036854775808'");
+  refused("duplicate_subgroup_size.yml", 18, "increasing order");
+  refused("bandwidth_inf.yml", 32, "expected a number, got 'inf'");
+  refused("tflops_hex_float.yml", 33, "expected a number, got '0x1p4'");
+  refused("compute_capability_text.yml", 11, "expected major.minor");
+  refused("key_is_a_mapping.yml", 11, "has a mapping as a key");
+  // The YAML's own bounds.
+  refused("alias_bomb.yml", 7, "anchor (&name) or alias (*name)");
+  refused("anchor_on_value.yml", 12, "anchor (&name) or alias (*name)");
+  refused("deep_nesting.yml", 37, "more than 16 levels deep");
+  refused("second_document.yml", 37, "second YAML document");
+  refused("one_line_truncated.yml", 28, "not valid YAML");
+}
+
+TEST_CASE("an overlay's numbers are held to the same ranges") {
+  const std::string dir =
+      (std::filesystem::path(kFixtures).parent_path().parent_path() / "fuzz/regressions/overlay")
+          .string();
+  for (const auto& [name, key] : {std::pair{"negative_ceiling.yml", "max_threads_per_block"},
+                                  {"zero_tile.yml", "reduce.tile_max"},
+                                  {"min_tile_past_32_bits.yml", "attention.min_tile"}}) {
+    std::string msg;
+    try {
+      nbx::load_overlay(dir + "/" + name);
+    } catch (const nbx::InvalidArgument& e) {
+      msg = e.what();
+    }
+    INFO("message: " << msg);
+    CHECK(msg.find(std::string(name) + ":4: key 'capabilities." + key + "' must be an integer") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("a YAML syntax error names the file and the line the parser stopped at") {
   std::string msg = load_error("malformed_syntax.yml");
   INFO(msg);

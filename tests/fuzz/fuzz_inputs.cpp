@@ -1,0 +1,133 @@
+// The checks behind every fuzz target (see fuzz_inputs.hpp).
+#include "tests/fuzz/fuzz_inputs.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+#include "cli/explain_args.hpp"
+#include "core/capability_resolver.hpp"
+#include "core/device_file_loader.hpp"
+#include "core/errors.hpp"
+
+namespace nbx::fuzz {
+namespace {
+
+constexpr const char* kDevicePath = "fuzz/vendor/arch.yml";
+constexpr const char* kOverlayPath = "fuzz/overlay.yml";
+
+// The message names `path` and a line that exists in `text` ("<path>:<line>: …" or, for an
+// overlay's claim, "… overlay <path>:<line> claims …").
+void require_located(std::string_view message, std::string_view path, std::string_view text) {
+  const std::size_t at = message.find(std::string(path) + ":");
+  if (at == std::string_view::npos)
+    throw BrokenContract("a rejection without the file's name: " + std::string(message));
+  const std::string_view rest = message.substr(at + path.size() + 1);
+  int line = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), line);
+  const auto lines = std::count(text.begin(), text.end(), '\n') + 1;
+  if (ec != std::errc() || end == rest.data() || line < 1 || line > lines)
+    throw BrokenContract("a rejection without a line of the file (" + std::to_string(lines) +
+                         " lines): " + std::string(message));
+}
+
+constexpr std::string_view kBackends[] = {"host", "cuda", "hip", "vulkan"};
+
+}  // namespace
+
+Outcome check_device_file(std::string_view text) {
+  DeviceFile file;
+  try {
+    file = parse_device_file(text, kDevicePath);
+  } catch (const InvalidArgument& e) {
+    require_located(e.what(), kDevicePath, text);
+    return Outcome::kRefused;
+  }
+  // Accepted: everything a process does with a file it has loaded must work.
+  for (std::string_view backend : kBackends) {
+    Capabilities caps = capabilities_from_file(file, backend);
+    if (capabilities_to_json(caps).empty()) throw BrokenContract("empty capabilities JSON");
+  }
+  DeviceFileSet set;
+  set.origin = "fuzz";
+  set.files.push_back(file);
+  for (const KnownDevice& known : file.known_devices) {
+    const DeviceProperties p = known_device_properties(known);
+    // Whether a file matches its own known devices is the unit tests' check of shipped files.
+    if (match_reason(file, known.backend, p)) (void)choose_device_file(set, known.backend, p);
+  }
+  return Outcome::kAccepted;
+}
+
+Outcome check_overlay(std::string_view text) {
+  OverlayFile overlay;
+  try {
+    overlay = parse_overlay(text, kOverlayPath);
+  } catch (const InvalidArgument& e) {
+    require_located(e.what(), kOverlayPath, text);
+    return Outcome::kRefused;
+  }
+  Outcome outcome = Outcome::kRefused;
+  static const std::pair<std::string_view, std::string_view> kDevices[] = {
+      {"host/host", "host"},
+      {"mesa/llvmpipe", "vulkan"},
+      {"nvidia/sm_90", "cuda"},
+      {"nvidia/sm_90", "vulkan"},
+      {"amd/gfx90a", "hip"}};
+  for (const auto& [arch, backend] : kDevices) {
+    Capabilities caps = capabilities_from_file(*embedded_device_files().find(arch), backend);
+    caps.device = std::string(arch) + " (" + std::string(backend) + ")";
+    try {
+      apply_overlay(caps, overlay);
+    } catch (const Unsupported& e) {
+      require_located(e.what(), kOverlayPath, text);
+      continue;
+    } catch (const InvalidArgument& e) {
+      require_located(e.what(), kOverlayPath, text);
+      continue;
+    }
+    // Accepted: what the wrappers read still holds the schema's relations.
+    const auto& sizes = caps.subgroup_sizes.value;
+    if (std::find(sizes.begin(), sizes.end(), caps.subgroup_size.value) == sizes.end() ||
+        caps.shared_memory_per_block.value > caps.shared_memory_per_block_optin.value ||
+        caps.max_threads_per_block.value <= 0 || caps.reduce.tile_max.value <= 0)
+      throw BrokenContract("an accepted overlay left " + caps.device +
+                           " with broken capabilities: " + capabilities_to_json(caps));
+    if (capabilities_to_json(caps).empty()) throw BrokenContract("empty capabilities JSON");
+    outcome = Outcome::kAccepted;
+  }
+  return outcome;
+}
+
+Outcome check_explain_args(std::string_view text) {
+  const std::size_t newline = text.find('\n');
+  const std::string dtypes(text.substr(0, newline));
+  const std::string shapes(newline == std::string_view::npos ? "" : text.substr(newline + 1));
+  Outcome outcome = Outcome::kAccepted;
+  try {
+    (void)cli::parse_explain_dtypes(dtypes);
+  } catch (const InvalidArgument& e) {
+    if (std::string_view(e.what()).find("--dtype '") == std::string_view::npos)
+      throw BrokenContract("a --dtype refusal that does not name the option: " +
+                           std::string(e.what()));
+    outcome = Outcome::kRefused;
+  }
+  std::vector<Shape> parsed;
+  try {
+    parsed = cli::parse_explain_shapes(shapes);
+  } catch (const InvalidArgument& e) {
+    if (std::string_view(e.what()).find("--shape '") == std::string_view::npos)
+      throw BrokenContract("a --shape refusal that does not name the option: " +
+                           std::string(e.what()));
+    return Outcome::kRefused;
+  }
+  // Accepted: sizes are what was written, so printing them and reading back gives them again.
+  for (const Shape& s : parsed)
+    if (std::any_of(s.begin(), s.end(), [](std::int64_t d) { return d < 0; }))
+      throw BrokenContract("--shape '" + shapes + "' gave a negative size");
+  if (!parsed.empty() && cli::parse_explain_shapes(cli::format_explain_shapes(parsed)) != parsed)
+    throw BrokenContract("--shape '" + shapes + "' does not read back as written");
+  return outcome;
+}
+
+}  // namespace nbx::fuzz
