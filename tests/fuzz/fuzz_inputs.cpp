@@ -33,6 +33,18 @@ void require_located(std::string_view message, std::string_view path, std::strin
 
 constexpr std::string_view kBackends[] = {"host", "cuda", "hip", "vulkan"};
 
+// Every value as written is the value in force: a 32-bit field once read 4294967552 as 256.
+void require_in_force(const Capabilities& caps, const DeviceFileEntries& written,
+                      const std::string& what) {
+  for (const auto& [key, entry] : written) {
+    const std::optional<CapabilityRow> row = get_capability(caps, key);
+    if (!row || row->value != CapabilityValue(entry.value))
+      throw BrokenContract(
+          what + ": " + key + " = " + format_capability_value(entry.value) + " was written, " +
+          (row ? format_capability_value(row->value) : "nothing") + " is in force");
+  }
+}
+
 }  // namespace
 
 Outcome check_device_file(std::string_view text) {
@@ -46,6 +58,11 @@ Outcome check_device_file(std::string_view text) {
   // Accepted: everything a process does with a file it has loaded must work.
   for (std::string_view backend : kBackends) {
     Capabilities caps = capabilities_from_file(file, backend);
+    const auto overrides = file.backends.find(std::string(backend));
+    DeviceFileEntries written = file.capabilities;
+    if (overrides != file.backends.end())
+      for (const auto& [key, entry] : overrides->second) written[key] = entry;
+    require_in_force(caps, written, "an accepted file under " + std::string(backend));
     if (capabilities_to_json(caps).empty()) throw BrokenContract("empty capabilities JSON");
   }
   DeviceFileSet set;
@@ -86,11 +103,19 @@ Outcome check_overlay(std::string_view text) {
       require_located(e.what(), kOverlayPath, text);
       continue;
     }
-    // Accepted: what the wrappers read still holds the schema's relations.
+    require_in_force(caps, overlay.capabilities, "an accepted overlay on " + caps.device);
+    // Accepted: what the wrappers read still holds the schema's ranges and relations.
     const auto& sizes = caps.subgroup_sizes.value;
-    if (std::find(sizes.begin(), sizes.end(), caps.subgroup_size.value) == sizes.end() ||
-        caps.shared_memory_per_block.value > caps.shared_memory_per_block_optin.value ||
-        caps.max_threads_per_block.value <= 0 || caps.reduce.tile_max.value <= 0)
+    bool broken = std::find(sizes.begin(), sizes.end(), caps.subgroup_size.value) == sizes.end() ||
+                  caps.shared_memory_per_block.value > caps.shared_memory_per_block_optin.value;
+    for (const CapabilityRow& row : capability_rows(caps)) {
+      const bool may_be_zero = row.source == "default";  // an optional key left out
+      if (const auto* i = std::get_if<std::int64_t>(&row.value))
+        broken = broken || (*i <= 0 && !may_be_zero);
+      if (const auto* l = std::get_if<std::vector<std::int64_t>>(&row.value))
+        broken = broken || std::any_of(l->begin(), l->end(), [](auto v) { return v <= 0; });
+    }
+    if (broken)
       throw BrokenContract("an accepted overlay left " + caps.device +
                            " with broken capabilities: " + capabilities_to_json(caps));
     if (capabilities_to_json(caps).empty()) throw BrokenContract("empty capabilities JSON");

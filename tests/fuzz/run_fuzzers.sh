@@ -28,7 +28,7 @@ done
 run() {  # target, extra libFuzzer flags
   local t=$1
   shift
-  "$BUILD/tests/fuzz/fuzz_$t" -runs="$RUNS" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+  "$BUILD/tests/fuzz/fuzz_$t" -runs="$RUNS" -max_len=8192 -timeout=120 -rss_limit_mb=2048 \
     -artifact_prefix="$work/found-$t-" -print_final_stats=1 "$@" "$work/$t" >"$work/$t.log" 2>&1
 }
 status=0
