@@ -1,14 +1,13 @@
 // `nbx explain OP --dtype D[,D…] --shape S[;S…] [--device DEV | --arch A] [--overlay F]
 // [--groups G] [--causal] [--json]` prints the decision an op's wrapper takes on a device (present
 // or not), without running; `nbx explain --list [--json]` lists every op it knows.
-#include <charconv>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
-#include <sstream>
 
 #include "cli/cli_main_commands.hpp"
+#include "cli/explain_args.hpp"
 #include "core/capability_resolver.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
@@ -25,42 +24,6 @@ struct ExplainOptions {
   bool json = false;
   bool list = false;
 };
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string part; std::getline(ss, part, sep);) out.push_back(part);
-  return out;
-}
-
-// "4096,4096" or "4096x4096"; "()" or "[]" or "" is a 0-d shape. Read strictly: every
-// dimension whole digits ("3abc" was read as 3), none empty ("4,x" was read as [4]), none
-// negative ("-4,3" was explained).
-Shape parse_shape(std::string text) {
-  const std::string given = text;
-  const auto refuse = [&](const std::string& why) {
-    throw InvalidArgument("explain", "explain: --shape '" + given + "': " + why + ".");
-  };
-  for (char& c : text)
-    if (c == 'x' || c == 'X' || c == '[' || c == ']' || c == '(' || c == ')')
-      c = c == 'x' || c == 'X' ? ',' : ' ';
-  if (text.find_first_not_of(' ') == std::string::npos) return {};
-  if (text.find_last_not_of(' ') == text.rfind(',')) refuse("a separator ends it");
-  Shape s;
-  for (std::string part : split(text, ',')) {
-    part.erase(0, part.find_first_not_of(' '));
-    part.erase(part.find_last_not_of(' ') + 1);
-    if (part.empty()) refuse("a dimension is empty");
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (ec == std::errc::result_out_of_range) refuse("'" + part + "' is larger than 2^63");
-    if (ec != std::errc() || end != part.data() + part.size())
-      refuse("'" + part + "' is not a dimension size");
-    if (v < 0) refuse("sizes must be non-negative, got " + part);
-    s.push_back(v);
-  }
-  return s;
-}
 
 void print_text(const ops::OpExplanation& e) {
   std::cout << "explain " << e.op << " (" << e.family << ") on " << e.device << "\n";
@@ -110,33 +73,21 @@ std::string dtype_list(const std::vector<DType>& dtypes) {
   return text;
 }
 
-// "4,1000;1000": the --shape argument that gives these shapes.
-std::string shape_list(const std::vector<Shape>& shapes) {
-  std::string text;
-  for (const Shape& s : shapes) {
-    if (!text.empty()) text += ";";
-    std::string dims;
-    for (std::int64_t d : s) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-    text += dims.empty() ? "[]" : dims;
-  }
-  return text;
-}
-
 void print_list(bool json) {
   const std::span<const ops::OpEntry> ops = ops::op_catalog();
   if (json) {
     nlohmann::json j = {{"schema", "nbx.explain-list/1"}, {"ops", nlohmann::json::array()}};
     for (const ops::OpEntry& e : ops)
-      j["ops"].push_back(
-          {{"op", e.name},
-           {"family", e.family},
-           {"table_op", e.table_op},
-           {"code", e.code},
-           {"operands", e.operands},
-           {"optional_operands", e.optional_operands},
-           {"operand_names", e.operand_names},
-           {"example",
-            {{"dtype", dtype_list(e.example_dtypes)}, {"shape", shape_list(e.example_shapes)}}}});
+      j["ops"].push_back({{"op", e.name},
+                          {"family", e.family},
+                          {"table_op", e.table_op},
+                          {"code", e.code},
+                          {"operands", e.operands},
+                          {"optional_operands", e.optional_operands},
+                          {"operand_names", e.operand_names},
+                          {"example",
+                           {{"dtype", dtype_list(e.example_dtypes)},
+                            {"shape", format_explain_shapes(e.example_shapes)}}}});
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
@@ -149,8 +100,8 @@ void print_list(bool json) {
               << family << std::string(family.size() < 28 ? 28 - family.size() : 1, ' ')
               << e.operand_names << "\n"
               << std::string(24, ' ') << "nbx explain " << e.name << " --dtype "
-              << dtype_list(e.example_dtypes) << " --shape '" << shape_list(e.example_shapes)
-              << "'\n";
+              << dtype_list(e.example_dtypes) << " --shape '"
+              << format_explain_shapes(e.example_shapes) << "'\n";
   }
 }
 
@@ -159,10 +110,8 @@ void run_explain(const ExplainOptions& o) {
   if (o.op.empty() || o.dtypes.empty())
     throw InvalidArgument("explain",
                           "explain: give an op and its --dtype (or --list to see the ops).");
-  std::vector<DType> dtypes;
-  for (const std::string& d : split(o.dtypes, ',')) dtypes.push_back(parse_dtype(d));
-  std::vector<Shape> shapes;
-  for (const std::string& s : split(o.shapes, ';')) shapes.push_back(parse_shape(s));
+  const std::vector<DType> dtypes = parse_explain_dtypes(o.dtypes);
+  const std::vector<Shape> shapes = parse_explain_shapes(o.shapes);
   if (!o.device.empty() && !o.arch.empty())
     throw InvalidArgument("explain", "explain: give --device or --arch, not both.");
   Capabilities caps;

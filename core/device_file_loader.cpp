@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/device_file_yaml.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 
@@ -40,6 +42,15 @@ class Reader {
     int l = n.Mark().line;
     return l >= 0 ? l + 1 : fallback;
   }
+  // 1073741824 as "2^30", 65536 as "65536", 1e9 as "1e+09".
+  static std::string format_bound(double max) {
+    const auto i = static_cast<std::int64_t>(max);
+    if (i >= (1 << 20) && (i & (i - 1)) == 0)
+      return "2^" + std::to_string(std::countr_zero(static_cast<std::uint64_t>(i)));
+    std::ostringstream os;
+    os << max;
+    return os.str();
+  }
   static std::string show(const YAML::Node& n) {
     if (n.IsScalar()) return "'" + n.Scalar() + "'";
     if (n.IsSequence()) return "a list";
@@ -54,6 +65,8 @@ class Reader {
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
       int kl = line_of(it->first, line);
+      if (!it->first.IsScalar())
+        fail(kl, where, "has " + show(it->first) + " as a key; keys are plain words.");
       std::string k = it->first.Scalar();
       std::string full = where.empty() ? k : std::string(where) + "." + k;
       if (!seen.insert(k).second) fail(kl, full, "appears twice.");
@@ -84,7 +97,10 @@ class Reader {
         fail(line, key, "has the wrong type: expected an integer, got " + show(n) + ".");
       std::int64_t v = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-      if (!s.empty() && ec == std::errc() && p == s.data() + s.size()) return neg ? -v : v;
+      if (ec == std::errc::result_out_of_range &&
+          std::all_of(s.begin(), s.end(), [&](char c) { return digit(c); }))
+        fail(line, key, "is " + show(n) + ", beyond any value it may take (2^63 and more).");
+      if (ec == std::errc() && p == s.data() + s.size()) return neg ? -v : v;
     }
     fail(line, key, "has the wrong type: expected an integer, got " + show(n) + ".");
   }
@@ -95,12 +111,20 @@ class Reader {
       fail(line, key, "must lie in [0, 0xffffffff], got " + show(n) + ".");
     return static_cast<std::uint32_t>(v);
   }
+  // Decimal only, finite: strtod also took "inf", "nan", "0x1p3" and leading blanks, and
+  // followed the locale's decimal point.
   double to_float(const YAML::Node& n, std::string_view key, int line) const {
     if (n.IsScalar() && !n.Scalar().empty()) {
       const std::string& s = n.Scalar();
-      char* end = nullptr;
-      double v = std::strtod(s.c_str(), &end);
-      if (end == s.c_str() + s.size()) return v;
+      const bool decimal = std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' ||
+               c == 'e' || c == 'E';
+      });
+      double v = 0;
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (decimal && ec == std::errc::result_out_of_range)
+        fail(line, key, "is " + show(n) + ", beyond the range of a double.");
+      if (decimal && ec == std::errc() && p == s.data() + s.size()) return v;
     }
     fail(line, key, "has the wrong type: expected a number, got " + show(n) + ".");
   }
@@ -126,6 +150,20 @@ class Reader {
     for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
     fail(line, key, "has the value " + show(n) + ", which is not one of: " + list + ".");
   }
+  // "9.0": what CUDA reports, major and minor in at most three digits each.
+  std::string to_compute_capability(const YAML::Node& n, std::string_view key, int line) const {
+    const std::string s = to_string(n, key, line);
+    const auto dot = s.find('.');
+    const auto digits = [](std::string_view part) {
+      return !part.empty() && part.size() <= 3 && std::all_of(part.begin(), part.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      });
+    };
+    if (dot == std::string::npos || !digits(std::string_view(s).substr(0, dot)) ||
+        !digits(std::string_view(s).substr(dot + 1)))
+      fail(line, key, "is " + show(n) + "; expected major.minor, such as 9.0.");
+    return s;
+  }
   std::uint32_t to_driver_id(const YAML::Node& n, std::string_view key, int line) const {
     if (n.IsScalar()) {
       if (auto id = detail::vulkan_driver_id_from_name(n.Scalar())) return id;
@@ -137,15 +175,30 @@ class Reader {
              ", which is neither a VkDriverId number nor a name such as MESA_LLVMPIPE.");
   }
 
+  std::string range_of(const CapabilityKeySpec& spec) const {
+    return "(0, " + format_bound(spec.max) + "]";
+  }
+  std::int64_t in_range(const CapabilityKeySpec& spec, std::int64_t v, std::string_view key,
+                        int line) const {
+    if (v <= 0 || static_cast<double>(v) > spec.max)
+      fail(line, key,
+           "must be an integer in " + range_of(spec) + ", got " + std::to_string(v) + ".");
+    return v;
+  }
+
   DeviceFileValue value(const CapabilityKeySpec& spec, const YAML::Node& n, std::string_view key,
                         int line) const {
     switch (spec.kind) {
       case K::kBool:
         return to_bool(n, key, line);
       case K::kInt:
-        return to_int(n, key, line);
-      case K::kFloat:
-        return to_float(n, key, line);
+        return in_range(spec, to_int(n, key, line), key, line);
+      case K::kFloat: {
+        const double v = to_float(n, key, line);
+        if (!(v > 0 && v <= spec.max))
+          fail(line, key, "must be a number in " + range_of(spec) + ", got " + show(n) + ".");
+        return v;
+      }
       case K::kBf16:
         return to_choice(n, key, line, kBf16Values);
       case K::kMatrixUnit:
@@ -155,7 +208,14 @@ class Reader {
           fail(line, key,
                "has the wrong type: expected a non-empty list of integers, got " + show(n) + ".");
         std::vector<std::int64_t> v;
-        for (const auto& e : n) v.push_back(to_int(e, key, line_of(e, line)));
+        for (const auto& e : n) {
+          const int el = line_of(e, line);
+          v.push_back(in_range(spec, to_int(e, key, el), key, el));
+          if ((v.back() & (v.back() - 1)) != 0)
+            fail(el, key, "must list powers of two, got " + std::to_string(v.back()) + ".");
+          if (v.size() > 1 && v.back() <= v[v.size() - 2])
+            fail(el, key, "must list sizes in increasing order.");
+        }
         return v;
       }
       case K::kDTypeList: {
@@ -199,26 +259,10 @@ class Reader {
          });
   }
 
-  // Ranges and relations between keys, on the entries as they will be in force.
+  // Relations between keys, on the entries as they will be in force (each value's own range
+  // was checked where it was read).
   void validate(const DeviceFileEntries& e, const std::string& yaml_prefix) const {
     auto at = [&](const std::string& k) { return e.find(k); };
-    for (const auto& [key, entry] : e) {
-      std::string full = yaml_prefix + "." + key;
-      if (auto* i = std::get_if<std::int64_t>(&entry.value); i && *i <= 0)
-        fail(entry.line, full, "must be a positive integer, got " + std::to_string(*i) + ".");
-      if (auto* d = std::get_if<double>(&entry.value); d && !(*d > 0))
-        fail(entry.line, full, "must be a positive number.");
-      if (auto* l = std::get_if<std::vector<std::int64_t>>(&entry.value)) {
-        if (!std::is_sorted(l->begin(), l->end()))
-          fail(entry.line, full, "must list sizes in increasing order.");
-        for (auto x : *l)
-          if (x <= 0 || (x & (x - 1)) != 0)
-            fail(entry.line, full, "must list powers of two, got " + std::to_string(x) + ".");
-      }
-    }
-    if (auto f = at("memory.pool_cap_fraction");
-        f != e.end() && std::get<double>(f->second.value) > 1)
-      fail(f->second.line, yaml_prefix + ".memory.pool_cap_fraction", "must be in (0, 1].");
     auto s = at("subgroup.size"), ss = at("subgroup.sizes");
     if (s != e.end() && ss != e.end()) {
       const auto& sizes = std::get<std::vector<std::int64_t>>(ss->second.value);
@@ -290,7 +334,7 @@ class Reader {
              else if (k == "name")
                d.name = to_string(v, full, kl);
              else if (k == "compute_capability")
-               d.compute_capability = to_string(v, full, kl);
+               d.compute_capability = to_compute_capability(v, full, kl);
              else if (k == "gcn_arch")
                d.gcn_arch = to_string(v, full, kl);
              else if (k == "vendor_id")
@@ -317,15 +361,7 @@ class Reader {
 
   static constexpr std::string_view kBackends[] = {"host", "cuda", "hip", "vulkan"};
 
-  YAML::Node load(std::string_view text) const {
-    try {
-      YAML::Node root = YAML::Load(std::string(text));
-      if (!root.IsMap()) fail(1, "", "must be a YAML mapping at the top level.");
-      return root;
-    } catch (const YAML::Exception& e) {
-      fail(e.mark.line >= 0 ? e.mark.line + 1 : 1, "", "is not valid YAML: " + e.msg + ".");
-    }
-  }
+  YAML::Node load(std::string_view text) const { return load_device_file_yaml(text, path_); }
   const std::string& path() const { return path_; }
 
  private:

@@ -36,6 +36,9 @@ struct CapabilityKeySpec {
   bool required;
   OverlayRule overlay;
   std::string_view unit;  // "bytes", "threads", "GB/s", … or "" when none
+  // Numbers (kInt, kIntList, kFloat) lie in (0, max]: far above any device, low enough that
+  // the wrappers' products of two stay exact in 64 bits and ints fit 31 bits. 0: no number.
+  double max = 0;
 };
 // The schema's capability keys in documentation order (schema.md lists the same).
 std::span<const CapabilityKeySpec> capability_key_specs();

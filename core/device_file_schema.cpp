@@ -15,30 +15,34 @@ namespace {
 using K = CapabilityKind;
 using R = OverlayRule;
 
-// Keep in the order of device_files/schema.md.
+constexpr double kCount = 1 << 30;  // rows, elements, bytes: 2^30 (shipped: 2^18 at most)
+constexpr double kLanes = 1024;     // subgroup sizes (shipped: 64 at most)
+constexpr double kPeak = 1e9;       // GB/s, TFLOP/s (shipped: 8000 at most)
+
+// Keep in the order of device_files/schema.md (which states each maximum).
 constexpr CapabilityKeySpec kSpecs[] = {
     {"fp64", K::kBool, true, R::kTurnOff, ""},
     {"fp16", K::kBool, true, R::kTurnOff, ""},
     {"bf16", K::kBf16, true, R::kLower, ""},
     {"int64", K::kBool, true, R::kTurnOff, ""},
     {"int8", K::kBool, true, R::kTurnOff, ""},
-    {"subgroup.size", K::kInt, true, R::kOneOfSizes, "lanes"},
-    {"subgroup.sizes", K::kIntList, true, R::kSubset, "lanes"},
-    {"max_threads_per_block", K::kInt, true, R::kLower, "threads"},
-    {"shared_memory.per_block", K::kInt, true, R::kLower, "bytes"},
-    {"shared_memory.per_block_optin", K::kInt, true, R::kLower, "bytes"},
-    {"register_file_bytes", K::kInt, true, R::kLower, "bytes"},
+    {"subgroup.size", K::kInt, true, R::kOneOfSizes, "lanes", kLanes},
+    {"subgroup.sizes", K::kIntList, true, R::kSubset, "lanes", kLanes},
+    {"max_threads_per_block", K::kInt, true, R::kLower, "threads", 65536},
+    {"shared_memory.per_block", K::kInt, true, R::kLower, "bytes", kCount},
+    {"shared_memory.per_block_optin", K::kInt, true, R::kLower, "bytes", kCount},
+    {"register_file_bytes", K::kInt, true, R::kLower, "bytes", kCount},
     {"matrix.unit", K::kMatrixUnit, true, R::kLower, ""},
     {"matrix.dtypes", K::kDTypeList, true, R::kSubset, ""},
-    {"attention.min_tile", K::kInt, true, R::kRaise, "rows"},
-    {"attention.block_ceiling", K::kInt, true, R::kLower, "rows"},
-    {"reduce.tile_max", K::kInt, true, R::kLower, "elements"},
-    {"sort.select_candidates_max", K::kInt, false, R::kLower, "candidates"},
-    {"pipelining.max_num_stages", K::kInt, true, R::kLower, "stages"},
-    {"memory.pool_cap_fraction", K::kFloat, true, R::kLower, "fraction"},
-    {"memory.attention_min_chunk_rows", K::kInt, true, R::kRaise, "rows"},
-    {"peak.bandwidth_gbps", K::kFloat, false, R::kLower, "GB/s"},
-    {"peak.tflops.*", K::kFloat, false, R::kLower, "TFLOP/s"},
+    {"attention.min_tile", K::kInt, true, R::kRaise, "rows", 65536},
+    {"attention.block_ceiling", K::kInt, true, R::kLower, "rows", 65536},
+    {"reduce.tile_max", K::kInt, true, R::kLower, "elements", kCount},
+    {"sort.select_candidates_max", K::kInt, false, R::kLower, "candidates", kCount},
+    {"pipelining.max_num_stages", K::kInt, true, R::kLower, "stages", 64},
+    {"memory.pool_cap_fraction", K::kFloat, true, R::kLower, "fraction", 1},
+    {"memory.attention_min_chunk_rows", K::kInt, true, R::kRaise, "rows", kCount},
+    {"peak.bandwidth_gbps", K::kFloat, false, R::kLower, "GB/s", kPeak},
+    {"peak.tflops.*", K::kFloat, false, R::kLower, "TFLOP/s", kPeak},
 };
 
 struct DriverName {

@@ -23,15 +23,31 @@ std::string fixture(const std::string& name) {
   return kFixtures + "/" + name;
 }
 
-// The message of the InvalidArgument that loading `name` throws ("" if none).
-std::string load_error(const std::string& name) {
+// The message of the InvalidArgument that loading the device file (or overlay) at `path`
+// throws ("" if none).
+std::string refusal(const std::string& path, bool overlay = false) {
   try {
-    nbx::load_device_file(fixture(name));
+    overlay ? (void)nbx::load_overlay(path) : (void)nbx::load_device_file(path);
   } catch (const nbx::InvalidArgument& e) {
     CHECK(e.op() == "device file");
     return e.what();
   }
   return "";
+}
+std::string load_error(const std::string& name) {
+  return refusal(fixture(name));
+}
+
+// Inputs the fuzzers and the mutation runs kept (tests/fuzz/regressions/<target>/): `name`
+// is refused at `line` with a message holding `part`.
+void check_kept(const std::string& target, const std::string& name, int line,
+                const std::string& part) {
+  const auto path = std::filesystem::path(kFixtures).parent_path().parent_path() /
+                    "fuzz/regressions" / target / name;
+  const std::string msg = refusal(path.string(), target == "overlay");
+  INFO("message: " << msg);
+  CHECK(msg.find(name + ":" + std::to_string(line) + ": ") != std::string::npos);
+  CHECK(msg.find(part) != std::string::npos);
 }
 
 void check_error(const std::string& name, int line, const std::string& key) {
@@ -131,6 +147,39 @@ TEST_CASE("each kind of malformed device file names file, line and key") {
   check_error("malformed_double_sign.yml", 22, "capabilities.shared_memory.per_block");
   check_error("malformed_hex_sign.yml", 22, "capabilities.shared_memory.per_block");
   check_error("malformed_vendor_range.yml", 8, "match.vulkan.vendor_id");
+}
+
+TEST_CASE("numbers past a key's range, loose floats and unbounded YAML are refused at their line") {
+  const auto refused = [](const std::string& name, int line, const std::string& part) {
+    check_kept("device_file", name, line, part);
+  };
+  // Stored in 32-bit fields, these were truncated: 4294967552 threads read as 256.
+  refused("threads_past_32_bits.yml", 19,
+          "'capabilities.max_threads_per_block' must be an integer in (0, 65536], got 4294967552");
+  refused("subgroup_size_2_32.yml", 18, "(0, 1024], got 4294967296");
+  refused("bytes_2_63.yml", 23, "'capabilities.register_file_bytes' is '9223372036854775808'");
+  refused("duplicate_subgroup_size.yml", 18, "increasing order");
+  refused("bandwidth_inf.yml", 32, "expected a number, got 'inf'");
+  refused("tflops_hex_float.yml", 33, "expected a number, got '0x1p4'");
+  // std::stoi threw std::invalid_argument on these when a test matched the device.
+  refused("compute_capability_text.yml", 11, "expected major.minor");
+  refused("compute_capability_stoi_abort.yml", 17, "expected major.minor");
+  refused("key_is_a_mapping.yml", 11, "has a mapping as a key");
+  // The YAML's own bounds.
+  refused("alias_bomb.yml", 7, "anchor (&name) or alias (*name)");
+  refused("anchor_on_value.yml", 12, "anchor (&name) or alias (*name)");
+  refused("deep_nesting.yml", 37, "more than 16 levels deep");
+  refused("second_document.yml", 37, "second YAML document");
+  refused("one_line_truncated.yml", 28, "not valid YAML");
+}
+
+TEST_CASE("an overlay's numbers are held to the same ranges") {
+  // Each was accepted: -5 threads and a tile of 0 as lower ceilings, 2^32 + 16 read as 16.
+  check_kept("overlay", "negative_ceiling.yml", 4,
+             "'capabilities.max_threads_per_block' must be an integer in (0, 65536], got -5");
+  check_kept("overlay", "zero_tile.yml", 4, "'capabilities.reduce.tile_max' must be an integer");
+  check_kept("overlay", "min_tile_past_32_bits.yml", 4,
+             "'capabilities.attention.min_tile' must be an integer in (0, 65536]");
 }
 
 TEST_CASE("a YAML syntax error names the file and the line the parser stopped at") {
