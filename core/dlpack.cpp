@@ -75,22 +75,23 @@ Device device_of(DLDevice d) {
 
 // The bytes from the first element to the end of the last (0 for no element), with the
 // view's own checks worded for the importer.
-std::size_t extent_bytes(const Shape& shape, const Strides& strides, std::size_t item) {
+std::size_t extent_bytes(const char* op, const Shape& shape, const Strides& strides,
+                         std::size_t item) {
   std::int64_t last = 0;
   for (int d = 0; d < shape.size(); ++d) {
     if (shape[d] == 0) return 0;
     std::int64_t step = 0;
     if (__builtin_mul_overflow(shape[d] - 1, strides[d], &step) ||
         __builtin_add_overflow(last, step, &last))
-      throw InvalidArgument("from_dlpack", "from_dlpack: a view of " + to_string(shape) +
-                                               " with strides " + to_string(strides) +
-                                               " reaches past 2^63 elements.");
+      throw InvalidArgument(op, std::string(op) + ": a view of " + to_string(shape) +
+                                    " with strides " + to_string(strides) +
+                                    " reaches past 2^63 elements.");
   }
   std::int64_t bytes = 0;
   if (__builtin_add_overflow(last, 1, &bytes) ||
       __builtin_mul_overflow(bytes, std::int64_t(item), &bytes))
     throw InvalidArgument(
-        "from_dlpack", "from_dlpack: a view of " + to_string(shape) + " reaches past 2^63 bytes.");
+        op, std::string(op) + ": a view of " + to_string(shape) + " reaches past 2^63 bytes.");
   return static_cast<std::size_t>(bytes);
 }
 
@@ -143,6 +144,53 @@ DLManagedTensor* Tensor::to_dlpack() const {
   return &e.release()->managed;
 }
 
+namespace {
+
+Tensor borrow_tensor(const char* op, void* data, const Shape& shape, const Strides& strides,
+                     DType dtype, const Device& device, std::function<void()> release) {
+  const auto refuse = [op](const std::string& why) {
+    throw InvalidArgument(op, std::string(op) + ": " + why + ".");
+  };
+  if (shape.size() != strides.size())
+    refuse("sizes " + to_string(shape) + " and strides " + to_string(strides) + " differ in rank");
+  for (int d = 0; d < shape.size(); ++d) {
+    if (shape[d] < 0)
+      refuse("a negative size (" + std::to_string(shape[d]) + ") in dim " + std::to_string(d));
+    if (strides[d] < 0)
+      refuse("a negative stride (" + std::to_string(strides[d]) + ") in dim " + std::to_string(d) +
+             "; nbx views have none (make the producer's tensor contiguous first)");
+  }
+  const std::size_t item = dtype_size(dtype);
+  if (reinterpret_cast<std::uintptr_t>(data) % item != 0)
+    refuse("the data address is not aligned to its " + std::string(dtype_name(dtype)) +
+           " elements (" + std::to_string(item) + " bytes)");
+  const std::size_t bytes = extent_bytes(op, shape, strides, item);
+  BackendDevice& backend = device.context().backend_device();
+  const BorrowedMemory lent = backend.borrow(data, bytes);
+  // `release` runs only once the tensor stands: until then the caller keeps the memory.
+  auto armed = std::make_shared<bool>(false);
+  std::shared_ptr<Storage> storage;
+  try {
+    storage = std::make_shared<Storage>(device, lent.memory, lent.memory.bytes,
+                                        [release = std::move(release), armed] {
+                                          if (*armed && release) release();
+                                        });
+  } catch (...) {
+    backend.end_borrow(lent.memory);
+    throw;
+  }
+  Tensor out(std::move(storage), std::int64_t(lent.head_bytes / item), shape, strides, dtype);
+  *armed = true;
+  return out;
+}
+
+}  // namespace
+
+Tensor from_blob(void* data, const Shape& shape, const Strides& strides, DType dtype,
+                 const Device& device, std::function<void()> release) {
+  return borrow_tensor("from_blob", data, shape, strides, dtype, device, std::move(release));
+}
+
 Tensor from_dlpack(DLManagedTensor* managed) {
   if (!managed) throw InvalidArgument("from_dlpack", "from_dlpack: a null DLManagedTensor.");
   const DLTensor& t = managed->dl_tensor;
@@ -154,44 +202,15 @@ Tensor from_dlpack(DLManagedTensor* managed) {
   Shape shape;
   Strides strides;
   for (int d = 0; d < t.ndim; ++d) {
-    if (t.shape[d] < 0)
-      throw InvalidArgument("from_dlpack", "from_dlpack: a negative size (" +
-                                               std::to_string(t.shape[d]) + ") in dim " +
-                                               std::to_string(d) + ".");
     shape.push_back(t.shape[d]);
-    if (t.strides && t.strides[d] < 0)
-      throw InvalidArgument("from_dlpack",
-                            "from_dlpack: a negative stride (" + std::to_string(t.strides[d]) +
-                                ") in dim " + std::to_string(d) +
-                                "; nbx views have none (make the producer's tensor contiguous "
-                                "first).");
     if (t.strides) strides.push_back(t.strides[d]);
   }
   if (!t.strides) strides = contiguous_strides(shape);
-  const std::size_t item = dtype_size(dtype);
-  std::byte* address = static_cast<std::byte*>(t.data) + t.byte_offset;
-  if (reinterpret_cast<std::uintptr_t>(address) % item != 0)
-    throw InvalidArgument("from_dlpack", "from_dlpack: the data address is not aligned to its " +
-                                             std::string(dtype_name(dtype)) + " elements (" +
-                                             std::to_string(item) + " bytes).");
-  const std::size_t bytes = extent_bytes(shape, strides, item);
   const Device device = device_of(t.device);
-  BackendDevice& backend = device.context().backend_device();
-  const BorrowedMemory lent = backend.borrow(address, bytes);
-  // The deleter runs only once the tensor stands: until then the caller owns `managed`.
-  auto armed = std::make_shared<bool>(false);
-  std::shared_ptr<Storage> storage;
-  try {
-    storage = std::make_shared<Storage>(device, lent.memory, lent.memory.bytes, [managed, armed] {
-      if (*armed && managed->deleter) managed->deleter(managed);
-    });
-  } catch (...) {
-    backend.end_borrow(lent.memory);
-    throw;
-  }
-  Tensor out(std::move(storage), std::int64_t(lent.head_bytes / item), shape, strides, dtype);
-  *armed = true;
-  return out;
+  return borrow_tensor("from_dlpack", static_cast<std::byte*>(t.data) + t.byte_offset, shape,
+                       strides, dtype, device, [managed] {
+                         if (managed->deleter) managed->deleter(managed);
+                       });
 }
 
 }  // namespace nbx

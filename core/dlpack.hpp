@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 
 #include "core/tensor.hpp"
@@ -26,6 +27,17 @@ namespace nbx {
 // misaligned address; Unsupported for Vulkan memory; Unavailable when the device's backend is
 // absent; what the device's runtime says when the address is not its memory.
 Tensor from_dlpack(DLManagedTensor* managed);
+
+// The general form (torch::from_blob's): a tensor viewing `data` — memory another library
+// owns on `device`, elements of `dtype` at `strides` (in elements, none negative) — without a
+// copy. On success the tensor owns the memory's lease: `release` (which must not throw) runs
+// once, after the last view is gone and the device has finished the work issued on it. When
+// this throws, `release` never runs. Throws InvalidArgument for a rank past 8, sizes and
+// strides of different lengths, negative sizes or strides, an address not aligned to the
+// dtype; Unsupported where the device takes no foreign memory (Vulkan); what the device's
+// runtime says when `data` is not its memory.
+Tensor from_blob(void* data, const Shape& shape, const Strides& strides, DType dtype,
+                 const Device& device, std::function<void()> release);
 
 // DLPack's (device_type, device_id) for a device: kDLCPU for the host, kDLCUDA, kDLROCM,
 // kDLVulkan — what the Python protocol's __dlpack_device__ returns.

@@ -157,6 +157,26 @@ std::vector<std::byte> member_bytes(const Reader& r, const Member& m, const std:
   return out;
 }
 
+// A member as the writer records it.
+struct Entry {
+  std::string name;
+  std::uint32_t crc;
+  std::uint64_t size, offset;
+};
+
+// The fields a local header and a central directory entry share, from the version needed
+// to the sizes (stored: both sizes equal; the 4-byte sentinel where zip64 holds them).
+void shared_fields(Writer& w, const Entry& e, bool zip64) {
+  w.u16(zip64 ? 45 : 20);  // the version needed: 4.5 for zip64
+  w.u16(0);                // flags
+  w.u16(0);                // stored
+  w.u16(0);                // time
+  w.u16(kDosDate);
+  w.u32(e.crc);
+  w.u32(e.size >= k32 ? k32 : e.size);
+  w.u32(e.size >= k32 ? k32 : e.size);
+}
+
 }  // namespace
 
 NamedTensors load_npz(const std::string& path, const Device& device) {
@@ -173,11 +193,6 @@ NamedTensors load_npz(const std::string& path, const Device& device) {
 }
 
 void save_npz(const std::string& path, const NamedTensors& tensors) {
-  struct Entry {
-    std::string name;
-    std::uint32_t crc;
-    std::uint64_t size, offset;
-  };
   std::set<std::string> seen;
   std::vector<Entry> entries;
   Writer w;
@@ -189,14 +204,7 @@ void save_npz(const std::string& path, const NamedTensors& tensors) {
     Entry e{name + ".npy", crc32(npy), npy.size(), w.out.size()};
     const bool big = e.size >= k32;
     w.u32(kLocalSig);
-    w.u16(big ? 45 : 20);  // the version needed: 4.5 for zip64
-    w.u16(0);
-    w.u16(0);  // stored
-    w.u16(0);
-    w.u16(kDosDate);
-    w.u32(e.crc);
-    w.u32(big ? k32 : e.size);
-    w.u32(big ? k32 : e.size);
+    shared_fields(w, e, big);
     w.u16(e.name.size());
     w.u16(big ? 20 : 0);
     w.text(e.name);
@@ -214,14 +222,7 @@ void save_npz(const std::string& path, const NamedTensors& tensors) {
     const bool big = e.size >= k32, far = e.offset >= k32;
     w.u32(kCentralSig);
     w.u16(big || far ? 45 : 20);  // made by
-    w.u16(big || far ? 45 : 20);  // needed
-    w.u16(0);
-    w.u16(0);
-    w.u16(0);
-    w.u16(kDosDate);
-    w.u32(e.crc);
-    w.u32(big ? k32 : e.size);
-    w.u32(big ? k32 : e.size);
+    shared_fields(w, e, big || far);
     w.u16(e.name.size());
     w.u16((big ? 16 : 0) + (far ? 8 : 0) + (big || far ? 4 : 0));
     w.u16(0);  // comment

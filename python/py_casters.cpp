@@ -45,6 +45,23 @@ py::object result_tuple(const ops::UniqueResult& r) {
       tensor_or_none(r.values), tensor_or_none(r.inverse), tensor_or_none(r.counts));
 }
 
+DType dtype_of_numpy(const py::handle& numpy_dtype) {
+  const std::string kind = numpy_dtype.attr("kind").cast<std::string>();
+  const auto size = numpy_dtype.attr("itemsize").cast<std::size_t>();
+  for (DType t : kAllDTypes) {
+    if (t == DType::kBFloat16 || dtype_size(t) != size) continue;
+    const std::string own = t == DType::kBool    ? "b"
+                            : t == DType::kUInt8 ? "u"
+                            : is_floating(t)     ? "f"
+                                                 : "i";
+    if (own == kind) return t;
+  }
+  throw py::type_error("can't convert np.ndarray of type " +
+                       py::str(numpy_dtype).cast<std::string>() +
+                       ". nbx takes bool, int8, uint8, int16, int32, int64, float16, float32 and "
+                       "float64.");
+}
+
 const EnumNames<ops::GeluApproximation, 2>& enum_names(ops::GeluApproximation) {
   static const EnumNames<ops::GeluApproximation, 2> t{
       "approximate",

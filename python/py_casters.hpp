@@ -47,6 +47,10 @@ py::object result_tuple(const ops::MoePermutation& r);
 py::object result_tuple(const ops::RotaryResult& r);
 py::object result_tuple(const ops::UniqueResult& r);
 
+// The dtype a NumPy dtype stands for (by its kind and size); NumPy's uint16/32/64, complex,
+// strings and objects have none and raise TypeError, as PyTorch's conversions do.
+DType dtype_of_numpy(const py::handle& numpy_dtype);
+
 // Each binding file's part of the module.
 void bind_errors(py::module_& m);
 void bind_device(py::module_& m);

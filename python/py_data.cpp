@@ -9,24 +9,6 @@
 namespace nbx::python {
 namespace {
 
-// The dtype NumPy's kind and size stand for; NumPy's uint16/32/64, complex and objects have
-// none (PyTorch refuses them alike).
-DType dtype_of_numpy(const py::dtype& d) {
-  const char kind = d.kind();
-  const auto size = d.itemsize();
-  if (kind == 'b') return DType::kBool;
-  if (kind == 'u' && size == 1) return DType::kUInt8;
-  if (kind == 'i' || kind == 'f')
-    for (DType t : kAllDTypes)
-      if (dtype_size(t) == std::size_t(size) && is_floating(t) == (kind == 'f') &&
-          t != DType::kBFloat16 && t != DType::kUInt8 && t != DType::kBool)
-        return t;
-  throw py::type_error("can't convert np.ndarray of type " +
-                       py::str(py::handle(d)).cast<std::string>() +
-                       ". nbx takes bool, int8, uint8, int16, int32, int64, float16, float32 and "
-                       "float64.");
-}
-
 // torch.tensor's rule: a NumPy array keeps its dtype; Python floats become the default float
 // (float32), Python ints int64, bools bool.
 Tensor tensor_from_data(const py::object& data, std::optional<DType> dtype,
@@ -37,10 +19,12 @@ Tensor tensor_from_data(const py::object& data, std::optional<DType> dtype,
   } else {
     const py::module_ np = py::module_::import("numpy");
     const bool is_array = py::isinstance(data, np.attr("ndarray"));
-    const py::array a = np.attr("ascontiguousarray")(np.attr("asarray")(data));
-    DType held = dtype_of_numpy(a.dtype());
-    std::vector<std::int64_t> shape(a.shape(), a.shape() + a.ndim());
-    t = Tensor::from_host(a.data(), Shape(std::span<const std::int64_t>(shape)), held,
+    const py::array a = np.attr("asarray")(data);
+    // ascontiguousarray makes a 0-d array 1-d (NumPy < 2): the shape comes from `a`.
+    const py::array c = np.attr("ascontiguousarray")(a);
+    const DType held = dtype_of_numpy(a.dtype());
+    const std::vector<std::int64_t> shape(a.shape(), a.shape() + a.ndim());
+    t = Tensor::from_host(c.data(), Shape(std::span<const std::int64_t>(shape)), held,
                           host_device());
     if (!is_array && is_floating(held) && !dtype) t = t.to(kDefaultFloat);
   }
@@ -86,7 +70,8 @@ void bind_data(py::module_& m) {
         [make](const py::args& size, DType dtype, std::optional<Device> device) {
           return make(size_args(size), dtype, device ? *device : host_device());
         },
-        py::kw_only(), py::arg("dtype") = DType::kFloat32, py::arg("device") = py::none());
+        // After *size, keyword-only.
+        py::arg("dtype") = DType::kFloat32, py::arg("device") = py::none());
   };
   factory("empty", [](const Shape& s, DType t, const Device& d) { return Tensor::empty(s, t, d); });
   factory("zeros", [](const Shape& s, DType t, const Device& d) { return Tensor::zeros(s, t, d); });

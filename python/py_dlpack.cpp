@@ -5,6 +5,8 @@
 #include <dlpack/dlpack.h>
 #include <pybind11/numpy.h>
 
+#include <memory>
+
 #include "core/dlpack.hpp"
 #include "python/py_casters.hpp"
 
@@ -63,68 +65,43 @@ py::object dlpack(const Tensor& self, const py::object& stream, const py::object
   return to_capsule(!copy.is_none() && copy.cast<bool>() ? self.clone() : self);
 }
 
-// What NumPy's memory becomes for nbx: a DLPack view holding a reference to the array.
-struct NumpyView {
-  DLManagedTensor managed{};
-  py::object array;
-  std::int64_t shape[kMaxDims] = {};
-  std::int64_t strides[kMaxDims] = {};
-};
-
-DLDataType numpy_dlpack_dtype(const py::dtype& d) {
-  const char kind = d.kind();
-  const auto bits = static_cast<std::uint8_t>(d.itemsize() * 8);
-  const auto code = [&](std::uint8_t c) { return DLDataType{c, bits, 1}; };
-  if (kind == 'b' && bits == 8) return code(6);  // kDLBool (DLPack 0.8)
-  if (kind == 'i') return code(kDLInt);
-  if (kind == 'u') return code(kDLUInt);
-  if (kind == 'f') return code(kDLFloat);
-  throw py::type_error("can't convert np.ndarray of type " +
-                       py::str(py::handle(d)).cast<std::string>() +
-                       "; nbx takes bool, integer and floating arrays.");
-}
-
 Tensor from_numpy(const py::array& a) {
-  const py::dtype dtype = a.dtype();
-  if (dtype.attr("byteorder").cast<std::string>() == ">")
+  const DType dtype = dtype_of_numpy(a.dtype());
+  if (a.dtype().attr("byteorder").cast<std::string>() == ">")
     throw py::type_error(
-        "from_numpy: a big-endian array; convert it with a.astype(a.dtype.newbyteorder('<')).");
+        "from_numpy: a big-endian array; convert it first with "
+        "a.astype(a.dtype.newbyteorder('<')).");
   if (a.ndim() > kMaxDims)
     throw InvalidArgument("from_numpy", "from_numpy: " + std::to_string(a.ndim()) +
                                             " dims; nbx tensors have at most 8.");
-  auto view = std::make_unique<NumpyView>();
-  view->array = a;
-  DLTensor& t = view->managed.dl_tensor;
+  Shape shape;
+  Strides strides;
   for (py::ssize_t d = 0; d < a.ndim(); ++d) {
+    if (a.strides(d) < 0)  // PyTorch's words
+      throw py::value_error(
+          "At least one stride in the given numpy array is negative, and tensors with negative "
+          "strides are not currently supported. (You can probably work around this by making a "
+          "copy of your array with array.copy().)");
     if (a.strides(d) % a.itemsize() != 0)
       throw InvalidArgument("from_numpy", "from_numpy: a stride of " +
                                               std::to_string(a.strides(d)) +
                                               " bytes is not a whole number of elements.");
-    view->shape[d] = a.shape(d);
-    view->strides[d] = a.strides(d) / a.itemsize();
+    shape.push_back(a.shape(d));
+    strides.push_back(a.strides(d) / a.itemsize());
   }
-  t.data = const_cast<void*>(a.data());
-  t.device = {kDLCPU, 0};
-  t.ndim = static_cast<std::int32_t>(a.ndim());
-  t.dtype = numpy_dlpack_dtype(dtype);
-  t.shape = view->shape;
-  t.strides = view->strides;
-  view->managed.manager_ctx = view.get();
-  // The last view may go on any thread: the array's reference is dropped under the GIL, and
-  // not at all once the interpreter is gone.
-  view->managed.deleter = [](DLManagedTensor* m) {
-    auto* v = static_cast<NumpyView*>(m->manager_ctx);
-    if (!Py_IsInitialized()) {
-      v->array.release();
-      delete v;
-      return;
-    }
-    py::gil_scoped_acquire gil;
-    delete v;
-  };
-  Tensor out = from_dlpack(&view->managed);
-  view.release();  // the tensor owns it now
-  return out;
+  // The array's reference goes with the last view, maybe on another thread: under the GIL,
+  // and not at all once the interpreter is gone.
+  auto* keep = new py::object(a);
+  try {
+    return from_blob(const_cast<void*>(a.data()), shape, strides, dtype, host_device(), [keep] {
+      if (!Py_IsInitialized()) return;
+      py::gil_scoped_acquire gil;
+      delete keep;
+    });
+  } catch (...) {
+    delete keep;
+    throw;
+  }
 }
 
 }  // namespace

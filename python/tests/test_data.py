@@ -24,6 +24,13 @@ def test_npy_both_ways(tmp_path, device, dtype):
     assert np.array_equal(np.load(tmp_path / "b.npy"), a.T)
 
 
+def test_npy_bytes_are_numpys(tmp_path):
+    for a in (sample("float32", (2, 3)), sample("uint8", (5,)), np.array(2.5), sample("bool", (0, 4))):
+        np.save(tmp_path / "np.npy", a)
+        nbx.save_npy(str(tmp_path / "nbx.npy"), nbx.tensor(a))
+        assert (tmp_path / "nbx.npy").read_bytes() == (tmp_path / "np.npy").read_bytes()
+
+
 def test_npy_orders_and_byte_orders(tmp_path):
     a = np.asfortranarray(sample("float32", (4, 6)))
     np.save(tmp_path / "f.npy", a)

@@ -182,3 +182,20 @@ TEST_CASE("round trips on every present device share memory; Vulkan refuses by n
     CHECK(ops::sum(t).item().to_double() == 0.5 + 4.5 + 8.5);
   }
 }
+
+TEST_CASE("from_blob: caller memory as a tensor, released once after the last view") {
+  std::vector<std::int32_t> memory = {1, 2, 3, 4, 5, 6};
+  int released = 0;
+  {
+    const Tensor t =
+        from_blob(memory.data(), {2, 3}, {1, 2}, int32, host_device(), [&] { ++released; });
+    CHECK(t.to_host<std::int32_t>() == std::vector<std::int32_t>{1, 3, 5, 2, 4, 6});
+    CHECK(released == 0);
+  }
+  CHECK(released == 1);
+  CHECK_THROWS_AS(from_blob(memory.data(), {2}, {1, 1}, int32, host_device(), [&] { ++released; }),
+                  InvalidArgument);
+  CHECK_THROWS_AS(from_blob(memory.data(), {2}, {-1}, int32, host_device(), [&] { ++released; }),
+                  InvalidArgument);
+  CHECK(released == 1);
+}
