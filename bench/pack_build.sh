@@ -2,7 +2,7 @@
 # Copies what a device run needs from a meson build folder into a small, stripped one that
 # travels to the lent H200 (`carry`): the CLI, libnbx, its yaml-cpp, the backend modules, the
 # GPU benchmark, the GPU/Vulkan test programs and the unit tests that run on every present
-# device, in meson's layout.
+# device, the Python module (and what compiling it there takes), in meson's layout.
 #
 #   bench/pack_build.sh BUILD_DIR PACKED_DIR      (e.g. build-h200all build-h200final)
 set -eu
@@ -17,7 +17,8 @@ for f in nbx bench/nbx-bench-gpu bench/vk-attention-bench bench/scatter-passes b
   tests/unit/test_allocator tests/unit/test_reduce tests/unit/test_reduce_wave2 tests/unit/test_softmax_norm \
   tests/unit/test_creation tests/unit/test_shape tests/unit/test_cast tests/unit/test_elementwise_binary \
   tests/unit/test_elementwise_unary tests/unit/test_elementwise_promotion tests/unit/test_elementwise_ternary \
-  tests/torch/torch_diff_runner; do
+  tests/unit/test_dlpack tests/unit/test_event tests/unit/test_format tests/unit/test_npy \
+  'python/nbxtensor*.so' tests/torch/torch_diff_runner; do
   for g in "$src"/$f; do
     [ -f "$g" ] && [ -x "$g" -o "${g%.so}" != "$g" ] || continue
     mkdir -p "$dst/$(dirname "${g#"$src"/}")"
@@ -30,5 +31,12 @@ for m in "$src"/backends/*/libnbx_backend_*.so; do
   mkdir -p "$dst/$(dirname "${m#"$src"/}")"
   strip -o "$dst/${m#"$src"/}" "$m"
 done
+# The Python module's sources compile there when its Python is not this machine's
+# (bench/run_h200_interop.sh): the generated op bindings, the build's config header and
+# DLPack's header (the H200 has no libdlpack-dev).
+mkdir -p "$dst/python" "$dst/include/dlpack"
+cp "$src"/python/ops_bindings_*.cpp "$dst/python/" 2>/dev/null || true
+cp "$src/nbx_config.h" "$dst/"
+cp /usr/include/dlpack/dlpack.h "$dst/include/dlpack/"
 cp -L "$(ldconfig -p | awk '/libyaml-cpp.so.0.7 /{print $NF; exit}')" "$dst/libyaml-cpp.so.0.7"
 du -sh "$dst"

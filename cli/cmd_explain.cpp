@@ -44,27 +44,7 @@ void print_text(const ops::OpExplanation& e) {
 }
 
 void print_json(const ops::OpExplanation& e) {
-  nlohmann::json j;
-  j["schema"] = "nbx.explain/1";
-  j["op"] = e.op;
-  j["family"] = e.family;
-  j["device"] = e.device;
-  j["inputs"] = e.inputs;
-  j["refused"] = e.refused;
-  if (e.refused) {
-    j["refusal"] = e.refusal;
-    j["capability"] = e.refused_capability;
-  } else {
-    j["output"] = e.output;
-    j["kernel"] = e.kernel;
-    for (const ops::PlanChoice& c : e.choices)
-      j["choices"].push_back({{"what", c.what},
-                              {"value", c.value},
-                              {"capability", c.capability},
-                              {"source", c.source},
-                              {"reason", c.reason}});
-  }
-  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cout << ops::explanation_to_json(e) << "\n";
 }
 
 std::string dtype_list(const std::vector<DType>& dtypes) {

@@ -1,5 +1,8 @@
 #include "core/backend.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/errors.hpp"
@@ -37,26 +40,72 @@ void BackendDevice::require_owned(std::string_view what,
   for (const DeviceMemory& m : memories) check_owned(what, m);
 }
 
-void BackendDevice::check_owned(std::string_view what, DeviceMemory memory) const {
+void BackendDevice::check_owned(std::string_view what, DeviceMemory memory, bool lent_ok) const {
   if (!memory) return;
-  const auto it = owned_.find(memory.handle);
-  if (it == owned_.end())
+  std::optional<std::size_t> live;  // the largest live size under this handle
+  if (const auto it = owned_.find(memory.handle); it != owned_.end()) live = it->second;
+  if (lent_ok) {
+    const auto [first, last] = borrowed_.equal_range(memory.handle);
+    for (auto b = first; b != last; ++b) live = std::max(live.value_or(0), b->second);
+  }
+  if (!live)
     throw InvalidArgument(std::string(what), std::string(what) + " on " + display_name() +
                                                  ": a buffer that is not live memory of this "
                                                  "device (another device's, or already freed).");
-  if (memory.bytes > it->second)
+  if (memory.bytes > *live)
     throw InvalidArgument(std::string(what), std::string(what) + " on " + display_name() +
                                                  ": a buffer of " + std::to_string(memory.bytes) +
                                                  " bytes names an allocation of " +
-                                                 std::to_string(it->second) + ".");
+                                                 std::to_string(*live) + ".");
 }
 
 void BackendDevice::free(DeviceMemory memory) {
   if (!memory) return;
-  require_owned("free", {memory});
+  {
+    std::lock_guard<std::mutex> lock(owned_mutex_);
+    check_owned("free", memory, /*lent_ok=*/false);  // a borrow is ended, never freed
+  }
   free_impl(memory);
   std::lock_guard<std::mutex> lock(owned_mutex_);
   owned_.erase(memory.handle);
+}
+
+void* BackendDevice::address_of(DeviceMemory memory) const {
+  require_owned("address_of", {memory});
+  if (!memory) return nullptr;
+  void* address = address_of_impl(memory);
+  if (!address)
+    throw Unsupported("to_dlpack", id_.str(), "dlpack",
+                      "to_dlpack on " + display_name() + ": " + id_.backend +
+                          " memory is not an address other libraries can use; copy the tensor "
+                          "to the host first; refused.");
+  return address;
+}
+
+BorrowedMemory BackendDevice::borrow(void* address, std::size_t bytes) {
+  if (bytes == 0) return {{}, 0};
+  if (!accepts_foreign_impl(address, bytes))
+    throw Unsupported("from_dlpack", id_.str(), "dlpack",
+                      "from_dlpack on " + display_name() + ": " + id_.backend +
+                          " takes no memory allocated by other libraries; refused.");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  const std::size_t head = at % kBorrowAlignment;
+  const DeviceMemory m{reinterpret_cast<void*>(at - head), head + bytes};
+  std::lock_guard<std::mutex> lock(owned_mutex_);
+  borrowed_.emplace(m.handle, m.bytes);
+  return {m, head};
+}
+
+void BackendDevice::end_borrow(DeviceMemory memory) noexcept {
+  if (!memory) return;
+  wait_idle_impl();
+  std::lock_guard<std::mutex> lock(owned_mutex_);
+  const auto [first, last] = borrowed_.equal_range(memory.handle);
+  for (auto b = first; b != last; ++b)
+    if (b->second == memory.bytes) {
+      borrowed_.erase(b);
+      return;
+    }
 }
 
 void BackendDevice::copy_from_host(DeviceMemory dst, std::size_t dst_offset, const void* src,

@@ -80,6 +80,23 @@ struct LaunchRecord {
   int variant = -1;  // -1 before the first launch
 };
 
+// A point in a device's queue for nbx::Event (core/event.hpp): it completes once every
+// launch and copy issued before it has. Backends subclass it (CUDA/HIP: a stream event with
+// timing; the host: its clock, its work being done when a launch returns).
+class TimingEvent {
+ public:
+  virtual ~TimingEvent() = default;
+  // Milliseconds from `start`, an earlier event of the same device, to this one; waits until
+  // this one has completed. Throws InvalidArgument for an event of another kind of device.
+  virtual double ms_since(const TimingEvent& start) const = 0;
+};
+
+// Memory another library allocated, lent to a device (BackendDevice::borrow).
+struct BorrowedMemory {
+  DeviceMemory memory;     // what copies and launches take; its handle is aligned (below)
+  std::size_t head_bytes;  // where the lent address lies in it
+};
+
 struct MemoryInfo {
   std::uint64_t free = 0;   // bytes the driver could still give
   std::uint64_t total = 0;  // bytes the device has (or the cap, on a capped host)
@@ -131,6 +148,28 @@ class BackendDevice {
 
   std::uint64_t launches() const { return launches_; }
 
+  // ---- memory shared with other libraries (DLPack: core/dlpack.cpp) ----
+  // The address of `memory`'s first byte as other code on this device uses it (a host or
+  // device pointer). Throws Unsupported (capability "dlpack") where this device's memory is
+  // not such an address (a Vulkan buffer), InvalidArgument for memory it does not own.
+  void* address_of(DeviceMemory memory) const;
+  // Lends this device `bytes` at `address`, memory another library allocated for it: copies
+  // and launches take the returned memory until end_borrow; nothing is allocated or freed.
+  // The memory's handle is `address` rounded down to kBorrowAlignment — the alignment of the
+  // device's own allocations, which kernels may assume — and head_bytes the difference.
+  // Throws Unsupported (capability "dlpack") where the device takes no foreign memory,
+  // InvalidArgument where its runtime says the address is not memory of this device.
+  static constexpr std::size_t kBorrowAlignment = 256;
+  BorrowedMemory borrow(void* address, std::size_t bytes);
+  // Ends a borrow: waits for the work issued so far (the lender may reuse the memory at
+  // once), then forgets it. Never throws: it runs when the last tensor view goes.
+  void end_borrow(DeviceMemory memory) noexcept;
+
+  // ---- timing (nbx::Event: core/event.hpp) ----
+  // An event after the work issued so far; nullptr where the device has no timed events of
+  // its own (nbx::Event then uses the "timestamp" family where the device offers it).
+  std::unique_ptr<TimingEvent> record_timing_event() { return record_timing_event_impl(); }
+
  protected:
   BackendDevice(DeviceId id, DeviceProperties properties)
       : id_(std::move(id)), properties_(std::move(properties)) {}
@@ -150,11 +189,27 @@ class BackendDevice {
   // variant it ran, which must be the one the parameter block asks for.
   virtual int launch_impl(const KernelLaunch& launch) = 0;
   virtual bool offers_impl(KernelFamily family, int variant) const = 0;
+  // Optional: the address other code uses for `memory`; default nullptr, which address_of
+  // refuses by name (memory that is not a plain address).
+  virtual void* address_of_impl(DeviceMemory) const { return nullptr; }
+  // Optional: whether this device can take [address, address + bytes) as memory of its own,
+  // throwing InvalidArgument where its runtime says the range is another device's or none;
+  // default false, which borrow refuses by name.
+  virtual bool accepts_foreign_impl(const void* /*address*/, std::size_t /*bytes*/) const {
+    return false;
+  }
+  // Optional: waits for the work issued so far without reporting faults (synchronize
+  // reports them) and without throwing; default nothing, for a device whose work has
+  // finished when launch returns.
+  virtual void wait_idle_impl() noexcept {}
+  // Optional: an event of the device's own (see record_timing_event); default nullptr.
+  virtual std::unique_ptr<TimingEvent> record_timing_event_impl() { return nullptr; }
 
-  // Throws InvalidArgument unless each non-empty memory is a live allocation of this device
-  // of at least memory.bytes bytes; check_owned expects owned_mutex_ held.
+  // Throws InvalidArgument unless each non-empty memory is a live allocation or borrow of
+  // this device of at least memory.bytes bytes (an allocation only, without lent_ok);
+  // check_owned expects owned_mutex_ held.
   void require_owned(std::string_view what, std::initializer_list<DeviceMemory> memories) const;
-  void check_owned(std::string_view what, DeviceMemory memory) const;
+  void check_owned(std::string_view what, DeviceMemory memory, bool lent_ok = true) const;
 
   DeviceId id_;
   DeviceProperties properties_;
@@ -162,6 +217,9 @@ class BackendDevice {
   LaunchRecord last_launch_;
   mutable std::mutex owned_mutex_;
   std::unordered_map<const void*, std::size_t> owned_;  // live allocations: handle → bytes
+  // Live borrows, handle → bytes; one handle may be lent several times (two views of one
+  // foreign tensor), and may also be an allocation of ours lent back (a round trip).
+  std::unordered_multimap<const void*, std::size_t> borrowed_;
 };
 
 // What a backend says when asked for its devices: the devices, or why there are none.

@@ -19,6 +19,8 @@
 #include "core/shape.hpp"
 #include "core/storage.hpp"
 
+struct DLManagedTensor;  // dlpack/dlpack.h
+
 namespace nbx {
 
 class Tensor {
@@ -92,7 +94,16 @@ class Tensor {
   const Device& device() const;
   bool is_contiguous() const { return nbx::is_contiguous(shape_, strides_); }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
-  std::string str() const;  // "Tensor(float32, [2, 3], cuda:0)"
+  std::string str()
+      const;  // "Tensor(float32, [2, 3], cuda:0)"; the values: nbx::format (format.hpp)
+
+  // ---- sharing (DLPack: core/dlpack.hpp) ----
+  // A DLPack view of this tensor's memory, without a copy: data points at the first element
+  // (byte_offset 0), strides in elements, bool as kDLBool. The caller owns the result and
+  // calls its deleter once, which releases this storage. Synchronises the device first, so
+  // the consumer sees every write issued before. Throws Unsupported (capability "dlpack")
+  // for a Vulkan tensor: copy it to the host first.
+  DLManagedTensor* to_dlpack() const;
 
   // ---- conversions (new storage unless nothing changes) ----
   Tensor to(DType dtype) const;           // returns *this when already that dtype

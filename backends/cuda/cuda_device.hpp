@@ -36,6 +36,10 @@ struct CudaRuntime {
   static Error event_create(Event* e) {
     return cudaEventCreateWithFlags(e, cudaEventDisableTiming);
   }
+  static Error timed_event_create(Event* e) { return cudaEventCreate(e); }
+  static Error event_elapsed_ms(float* ms, Event start, Event end) {
+    return cudaEventElapsedTime(ms, start, end);
+  }
   static Error event_destroy(Event e) { return cudaEventDestroy(e); }
   static Error event_record(Event e, Stream s) { return cudaEventRecord(e, s); }
   static Error event_synchronize(Event e) { return cudaEventSynchronize(e); }
@@ -46,6 +50,15 @@ struct CudaRuntime {
   static Error pinned_free(void* p) { return cudaFreeHost(p); }
   static Error device_pointer(void** device, void* host) {
     return cudaHostGetDevicePointer(device, host, 0);
+  }
+  // The device whose memory `p` is, and whether it is device (or managed) memory; host
+  // memory the runtime does not know is cudaMemoryTypeUnregistered, not an error.
+  static Error pointer_device(const void* p, int* device, bool* device_memory) {
+    cudaPointerAttributes a{};
+    const Error e = cudaPointerGetAttributes(&a, p);
+    *device = a.device;
+    *device_memory = a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+    return e;
   }
   static Error device_alloc(void** p, std::size_t n) { return cudaMalloc(p, n); }
   static Error device_free(void* p) { return cudaFree(p); }

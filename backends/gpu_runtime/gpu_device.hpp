@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -45,6 +46,14 @@ class GpuDevice final : public BackendDevice {
   void synchronize_impl() override;
   int launch_impl(const KernelLaunch& launch) override;
   bool offers_impl(KernelFamily family, int variant) const override;
+  // Memory shared with other libraries (DLPack): device pointers both ways; a borrowed
+  // pointer must be this device's memory (or managed memory), as the runtime says.
+  void* address_of_impl(DeviceMemory memory) const override { return memory.handle; }
+  bool accepts_foreign_impl(const void* address, std::size_t bytes) const override;
+  void wait_idle_impl() noexcept override;
+  // nbx::Event: a timing event on the stream, after the queued batch.
+  std::unique_ptr<TimingEvent> record_timing_event_impl() override;
+  class StreamEvent;
 
   // One launcher per family, in family order: each reads its parameter block and calls its
   // kernels/gpu launch_family overload (family_launch.hpp). A family the backend does not

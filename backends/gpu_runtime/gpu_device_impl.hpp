@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "backends/gpu_runtime/gpu_device.hpp"
@@ -199,6 +200,73 @@ void GpuDevice<Rt>::synchronize_impl() {
   flush_batch();
   check(Rt::stream_synchronize(stream_), "StreamSynchronize");
   raise_recorded_fault();
+}
+
+template <class Rt>
+bool GpuDevice<Rt>::accepts_foreign_impl(const void* address, std::size_t bytes) const {
+  make_current();
+  int owner = -1;
+  bool device_memory = false;
+  check(Rt::pointer_device(address, &owner, &device_memory), "PointerGetAttributes");
+  if (!device_memory || owner != index_)
+    throw InvalidArgument(
+        "from_dlpack",
+        "from_dlpack on " + name_ + ": " + std::to_string(bytes) +
+            " bytes lent at a pointer that is " +
+            (device_memory ? Rt::kBackend + std::string(":") + std::to_string(owner) + "'s memory"
+                           : std::string("not device memory")) +
+            " (" + Rt::kPrefix + "PointerGetAttributes); refused.");
+  return true;
+}
+
+template <class Rt>
+void GpuDevice<Rt>::wait_idle_impl() noexcept {
+  // A failing launch of the queued batch or a failing wait is the device's error, which the
+  // next synchronize() reports; a borrow's end cannot throw it.
+  try {
+    make_current();
+    flush_batch();
+  } catch (...) {
+  }
+  (void)Rt::stream_synchronize(stream_);
+}
+
+template <class Rt>
+class GpuDevice<Rt>::StreamEvent final : public TimingEvent {
+ public:
+  explicit StreamEvent(const GpuDevice& device) : device_(device) {
+    device_.check(Rt::timed_event_create(&event_), "EventCreate");
+  }
+  ~StreamEvent() override { (void)Rt::event_destroy(event_); }
+  StreamEvent(const StreamEvent&) = delete;
+  StreamEvent& operator=(const StreamEvent&) = delete;
+
+  double ms_since(const TimingEvent& start) const override {
+    const auto* begin = dynamic_cast<const StreamEvent*>(&start);
+    if (!begin || &begin->device_ != &device_)
+      throw InvalidArgument("Event", "Event on " + device_.name_ +
+                                         ": elapsed time from another device's event; one "
+                                         "device's clock only.");
+    device_.make_current();
+    device_.check(Rt::event_synchronize(event_), "EventSynchronize");
+    float ms = 0;
+    device_.check(Rt::event_elapsed_ms(&ms, begin->event_, event_), "EventElapsedTime");
+    return ms;
+  }
+
+  typename Rt::Event event_ = nullptr;
+
+ private:
+  const GpuDevice& device_;
+};
+
+template <class Rt>
+std::unique_ptr<TimingEvent> GpuDevice<Rt>::record_timing_event_impl() {
+  make_current();
+  flush_batch();  // the queued small launches come before the event
+  auto event = std::make_unique<StreamEvent>(*this);
+  check(Rt::event_record(event->event_, stream_), "EventRecord");
+  return event;
 }
 
 template <class Rt>

@@ -34,6 +34,10 @@ struct HipRuntime {
   static Error stream_destroy(Stream s) { return hipStreamDestroy(s); }
   static Error stream_synchronize(Stream s) { return hipStreamSynchronize(s); }
   static Error event_create(Event* e) { return hipEventCreateWithFlags(e, hipEventDisableTiming); }
+  static Error timed_event_create(Event* e) { return hipEventCreate(e); }
+  static Error event_elapsed_ms(float* ms, Event start, Event end) {
+    return hipEventElapsedTime(ms, start, end);
+  }
   static Error event_destroy(Event e) { return hipEventDestroy(e); }
   static Error event_record(Event e, Stream s) { return hipEventRecord(e, s); }
   static Error event_synchronize(Event e) { return hipEventSynchronize(e); }
@@ -46,6 +50,20 @@ struct HipRuntime {
   static Error pinned_free(void* p) { return hipHostFree(p); }
   static Error device_pointer(void** device, void* host) {
     return hipHostGetDevicePointer(device, host, 0);
+  }
+  // The device whose memory `p` is, and whether it is device (or managed) memory. ROCm 5
+  // answers hipErrorInvalidValue for host memory it does not know: not device memory, and
+  // not an error (cleared). ROCm 6 renames memoryType to type.
+  static Error pointer_device(const void* p, int* device, bool* device_memory) {
+    hipPointerAttribute_t a{};
+    const Error e = hipPointerGetAttributes(&a, p);
+    *device = a.device;
+    *device_memory = e == hipSuccess && (a.memoryType == hipMemoryTypeDevice || a.isManaged);
+    if (e == hipErrorInvalidValue) {
+      (void)hipGetLastError();
+      return hipSuccess;
+    }
+    return e;
   }
   static Error device_alloc(void** p, std::size_t n) { return hipMalloc(p, n); }
   static Error device_free(void* p) { return hipFree(p); }

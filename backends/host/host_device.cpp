@@ -1,8 +1,10 @@
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -90,6 +92,28 @@ class HostDevice final : public BackendDevice {
     const auto& entry = launchers()[static_cast<std::size_t>(family)];
     return entry.launch != nullptr && (entry.variants & variant_bit(variant)) != 0;
   }
+  // Host memory is a plain address, and any host address is memory the kernels can take.
+  void* address_of_impl(DeviceMemory memory) const override { return memory.handle; }
+  bool accepts_foreign_impl(const void*, std::size_t) const override { return true; }
+  std::unique_ptr<TimingEvent> record_timing_event_impl() override {
+    return std::make_unique<HostClockEvent>();
+  }
+
+  // The host's event is its clock: every launch has finished when it returns.
+  class HostClockEvent final : public TimingEvent {
+   public:
+    double ms_since(const TimingEvent& start) const override {
+      const auto* begin = dynamic_cast<const HostClockEvent*>(&start);
+      if (!begin)
+        throw InvalidArgument("Event",
+                              "Event: elapsed time between a host event and another "
+                              "device's; one device's clock only.");
+      return std::chrono::duration<double, std::milli>(at_ - begin->at_).count();
+    }
+
+   private:
+    std::chrono::steady_clock::time_point at_ = std::chrono::steady_clock::now();
+  };
 
   using Launcher = void (*)(const KernelLaunch&);
   template <class Params>

@@ -292,6 +292,8 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   x["matmul.coopmat"] = choose_coopmat(f).status;
   x["zero_copy"] = f.zero_copy ? "yes" : "no";
   x["timestamp_period_ns"] = std::to_string(f.timestamp_period_ns);
+  // The queue's clock width: nbx::Event takes differences modulo 2^bits (core/event.cpp).
+  x["timestamp_valid_bits"] = std::to_string(info.timestamp_valid_bits);
   for (std::uint32_t i = 0; i < mem.memoryHeapCount; ++i) {
     char buf[64];
     std::snprintf(

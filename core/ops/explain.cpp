@@ -2,6 +2,8 @@
 // explain function (explain_families.cpp), its refusals caught and reported.
 #include "core/ops/explain.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "core/errors.hpp"
 #include "core/ops/explain_families.hpp"
 #include "core/ops/op_catalog.hpp"
@@ -63,6 +65,30 @@ std::vector<std::string> explainable_ops() {
   std::vector<std::string> names;
   for (const OpEntry& e : op_catalog()) names.push_back(e.name);
   return names;
+}
+
+std::string explanation_to_json(const OpExplanation& e, int indent) {
+  nlohmann::json j;
+  j["schema"] = "nbx.explain/1";
+  j["op"] = e.op;
+  j["family"] = e.family;
+  j["device"] = e.device;
+  j["inputs"] = e.inputs;
+  j["refused"] = e.refused;
+  if (e.refused) {
+    j["refusal"] = e.refusal;
+    j["capability"] = e.refused_capability;
+  } else {
+    j["output"] = e.output;
+    j["kernel"] = e.kernel;
+    for (const PlanChoice& c : e.choices)
+      j["choices"].push_back({{"what", c.what},
+                              {"value", c.value},
+                              {"capability", c.capability},
+                              {"source", c.source},
+                              {"reason", c.reason}});
+  }
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace nbx::ops

@@ -44,6 +44,11 @@ OpExplanation explain(std::string_view op, const std::vector<DType>& dtypes,
                       const std::vector<Shape>& shapes, const PlanTarget& target,
                       const ExplainArgs& args = {});
 
+// `e` as `nbx explain --json` prints it (README, "JSON output"): schema "nbx.explain/1", op,
+// family, device, inputs, refused, then output, kernel and choices (what, value, capability,
+// source, reason) — or refusal and capability.
+std::string explanation_to_json(const OpExplanation& e, int indent = 2);
+
 // Every op explain knows (the catalog's names), sorted.
 std::vector<std::string> explainable_ops();
 
