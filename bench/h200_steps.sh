@@ -13,6 +13,17 @@ for lib in "$NV"/*/lib; do
 done
 export LD_LIBRARY_PATH
 export PYTHONFAULTHANDLER=1
+# vulkan:0 on NVIDIA's driver needs the Vulkan loader and the glvnd libraries, which the image
+# lacks (../shared/docs/h200.md): the seven Debian packages carried in .gl/ (`apt-get
+# download` here), unpacked over / once, and the driver's ICD and EGL vendor files named.
+if [ -d .gl ] && ! ldconfig -p | grep -q libvulkan.so.1; then
+  for p in .gl/*.deb; do dpkg -x "$p" /; done
+  ldconfig
+fi
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
+[ -f "$egl" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$egl
 mkdir -p "$O"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,clocks.mem,pstate \
   --format=csv >"$O/gpu.txt" 2>&1

@@ -28,6 +28,8 @@
 
 namespace nbx {
 
+class CollectiveLibrary;  // core/collective_seam.hpp
+
 // Facts the vendor runtime itself reports about a device. Optional fields stay empty where
 // the runtime cannot tell; the capability model cross-checks them against device files.
 struct DeviceProperties {
@@ -170,6 +172,12 @@ class BackendDevice {
   // its own (nbx::Event then uses the "timestamp" family where the device offers it).
   std::unique_ptr<TimingEvent> record_timing_event() { return record_timing_event_impl(); }
 
+  // ---- another library's work on this device's queue (collectives) ----
+  // The runtime's queue (a cudaStream_t) with everything issued so far enqueued before what
+  // is put on it next, the device made current for the calling thread; nullptr where the
+  // device has no such queue (host, Vulkan). Call with the device's launch mutex held.
+  void* native_queue() { return native_queue_impl(); }
+
  protected:
   BackendDevice(DeviceId id, DeviceProperties properties)
       : id_(std::move(id)), properties_(std::move(properties)) {}
@@ -204,6 +212,8 @@ class BackendDevice {
   virtual void wait_idle_impl() noexcept {}
   // Optional: an event of the device's own (see record_timing_event); default nullptr.
   virtual std::unique_ptr<TimingEvent> record_timing_event_impl() { return nullptr; }
+  // Optional: see native_queue; default nullptr.
+  virtual void* native_queue_impl() { return nullptr; }
 
   // Throws InvalidArgument unless each non-empty memory is a live allocation or borrow of
   // this device of at least memory.bytes bytes (an allocation only, without lent_ok);
@@ -237,6 +247,16 @@ class Backend {
   virtual DeviceListing list_devices() = 0;
   // Throws Unavailable when the index does not name a present device.
   virtual std::unique_ptr<BackendDevice> open(int index) = 0;
+  // The library this backend runs collectives with (NCCL on CUDA), loaded on first use and
+  // owned by the backend; nullptr with the reason in `why_not` where there is none.
+  virtual CollectiveLibrary* collectives(std::string& why_not) {
+    why_not = "the " + std::string(name()) + " backend has no collective library";
+    return nullptr;
+  }
+  // Where collectives() gives nullptr: whether core may run them by staging through host
+  // memory (host, Vulkan: no vendor library exists) or must refuse (CUDA/HIP without
+  // NCCL/RCCL: staging would hide a missing library behind a far slower path).
+  virtual bool stages_collectives_through_host() const { return true; }
 };
 
 }  // namespace nbx

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/capabilities.hpp"
+#include "core/collectives.hpp"
 #include "core/device.hpp"
 #include "core/dlpack.hpp"
 #include "core/errors.hpp"

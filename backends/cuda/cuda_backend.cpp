@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "backends/cuda/cuda_collectives.hpp"
 #include "backends/cuda/cuda_device.hpp"
 #include "backends/cuda/cuda_errors.hpp"
 #include "core/errors.hpp"
@@ -46,6 +47,10 @@ class CudaBackend final : public Backend {
                             std::to_string(count) + " CUDA device(s).");
     return std::make_unique<CudaDevice>(index, query_properties(index));
   }
+
+  // NCCL, loaded on first use (cuda_collectives.hpp).
+  CollectiveLibrary* collectives(std::string& why_not) override { return nccl_library(why_not); }
+  bool stages_collectives_through_host() const override { return false; }
 };
 
 }  // namespace

@@ -54,6 +54,8 @@ class GpuDevice final : public BackendDevice {
   // nbx::Event: a timing event on the stream, after the queued batch.
   std::unique_ptr<TimingEvent> record_timing_event_impl() override;
   class StreamEvent;
+  // Collectives (NCCL): the stream, after the queued batch, the device current.
+  void* native_queue_impl() override;
 
   // One launcher per family, in family order: each reads its parameter block and calls its
   // kernels/gpu launch_family overload (family_launch.hpp). A family the backend does not

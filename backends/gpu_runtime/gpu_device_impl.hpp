@@ -232,6 +232,13 @@ void GpuDevice<Rt>::wait_idle_impl() noexcept {
 }
 
 template <class Rt>
+void* GpuDevice<Rt>::native_queue_impl() {
+  make_current();
+  flush_batch();  // the batched elementwise ops go first
+  return stream_;
+}
+
+template <class Rt>
 class GpuDevice<Rt>::StreamEvent final : public TimingEvent {
  public:
   explicit StreamEvent(const GpuDevice& device) : device_(device) {

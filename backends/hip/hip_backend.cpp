@@ -46,6 +46,14 @@ class HipBackend final : public Backend {
                             std::to_string(count) + " HIP device(s).");
     return std::make_unique<HipDevice>(index, query_properties(index));
   }
+
+  // RCCL (NCCL's API for AMD) is not packaged in Debian 12 (no librccl-dev), so this build
+  // has no header to compile the RCCL path against; collectives are refused by name.
+  CollectiveLibrary* collectives(std::string& why_not) override {
+    why_not = "this build has no RCCL (rccl/rccl.h was not available when it was compiled)";
+    return nullptr;
+  }
+  bool stages_collectives_through_host() const override { return false; }
 };
 
 }  // namespace

@@ -87,7 +87,7 @@ bool usual_accumulation(DType in, DType acc) {
 }
 
 // The rows variant (CUDA/HIP reduce_rows_fast.cu) folds contiguous rows a vector at a time
-// for the sums, products, extremes and counts.
+// for the sums, products, extremes, counts and logsumexp (one pass, a rescaled running sum).
 std::string variant_refusal(std::int32_t variant, const abi::ReduceParams& p, int) {
   if (variant != abi::kReduceRows) return {};
   if (p.red_ndim != 1 || p.in_red_strides[0] != 1) return "the reduced elements are not contiguous";
@@ -96,7 +96,6 @@ std::string variant_refusal(std::int32_t variant, const abi::ReduceParams& p, in
     case abi::kReduce_var:
     case abi::kReduce_std:
     case abi::kReduce_norm:
-    case abi::kReduce_logsumexp:
     case abi::kReduce_aminmax:
     case abi::kReduce_nansum:
     case abi::kReduce_nanmean:

@@ -35,7 +35,48 @@ using namespace reduce_detail;
 constexpr int kFastBlock = 256;
 // 16-byte vectors in flight per thread: a template parameter U of the kernel (4 or 8).
 
-enum Kind : int { kSumKind, kProdKind, kMaxKind, kMinKind, kCountKind };
+enum Kind : int { kSumKind, kProdKind, kMaxKind, kMinKind, kCountKind, kLseKind };
+
+// logsumexp in one pass (cross_entropy's vocab-sized rows read once, not twice as the general
+// kernel's max pass then exp-sum pass): the state keeps the running maximum m in v and
+// Σ exp(x − m) in comp, rescaled when m grows. The answer is the general kernel's: NaN when an
+// element is NaN, +inf when one is +inf, −inf for a row of −inf, else m + log Σ.
+template <typename C>
+NBX_GPU_INLINE void lse_fold(State<C>& s, C x) {
+  if (nan_value(s.v)) return;
+  if (nan_value(x)) {
+    s.v = x;
+  } else if (x == C(-INFINITY) || s.v == C(INFINITY)) {
+    // exp(−inf − m) adds nothing; past +inf the answer is +inf whatever follows.
+  } else if (x > s.v) {
+    s.comp = (s.v == C(-INFINITY) ? C(0) : s.comp * C(exp(s.v - x))) + C(1);
+    s.v = x;
+  } else {
+    s.comp += C(exp(x - s.v));
+  }
+}
+
+template <typename C>
+NBX_GPU_INLINE State<C> lse_merge(State<C> a, const State<C>& b) {
+  if (nan_value(a.v) || nan_value(b.v)) {
+    a.v = nan_value(a.v) ? a.v : b.v;
+  } else if (b.v == C(-INFINITY) || a.v == C(INFINITY)) {
+  } else if (a.v == C(-INFINITY) || b.v == C(INFINITY)) {
+    a = b;
+  } else if (b.v > a.v) {
+    a.comp = a.comp * C(exp(a.v - b.v)) + b.comp;
+    a.v = b.v;
+  } else {
+    a.comp += b.comp * C(exp(b.v - a.v));
+  }
+  return a;
+}
+
+template <typename C>
+NBX_GPU_INLINE C lse_result(const State<C>& s) {
+  if (nan_value(s.v) || s.v == C(INFINITY) || s.v == C(-INFINITY)) return s.v;
+  return s.v + C(log(s.comp));
+}
 
 // bool's storage: a byte read as "!= 0" (what load_as does), never as a C++ bool.
 struct BoolByte {
@@ -72,6 +113,9 @@ template <int K, typename C>
 NBX_GPU_INLINE void fold_one(State<C>& s, C x, i64 k) {
   if constexpr (K == kSumKind) {
     add_compensated(s, x, C(0));
+  } else if constexpr (K == kLseKind) {
+    (void)k;
+    lse_fold(s, x);
   } else if constexpr (K == kProdKind) {
     if constexpr (IsFloatCompute<C>::value) {
       s.v *= x;
@@ -130,6 +174,31 @@ NBX_GPU_INLINE void fold_vec(State<C>& s, const Vec<T>& x, i64 k0) {
 #pragma unroll
       for (int j = 0; j < kVec; ++j) fold_one<K>(s, element_value<C>(x.x[j]), k0 + j);
     }
+  } else if constexpr (K == kLseKind) {
+    // The vector's maximum rescales the state once; then one exp per element. A vector or
+    // state holding NaN or an infinity goes element by element (lse_fold's rules).
+    C t[kVec];
+    C m = element_value<C>(x.x[0]), probe = C(0);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      t[j] = element_value<C>(x.x[j]);
+      m = t[j] > m ? t[j] : m;
+      probe += t[j];
+    }
+    if (!isfinite(probe) || !isfinite(m) || nan_value(s.v) || s.v == C(INFINITY)) {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) lse_fold(s, t[j]);
+      return;
+    }
+    if (m > s.v) {
+      s.comp = s.v == C(-INFINITY) ? C(0) : s.comp * C(exp(s.v - m));
+      s.v = m;
+    }
+    C sum = C(0);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) sum += C(exp(t[j] - s.v));
+    s.comp += sum;
+    (void)k0;
   } else if constexpr (K == kCountKind) {
     i64 n = 0;
 #pragma unroll
@@ -147,6 +216,9 @@ NBX_GPU_INLINE State<C> merge(int op, State<C> a, const State<C>& b) {
   if constexpr (K == kCountKind) {
     a.idx += b.idx;
     return a;
+  } else if constexpr (K == kLseKind) {
+    (void)op;
+    return lse_merge(a, b);
   } else {
     return combine(op, 0.0, a, b);
   }
@@ -159,7 +231,7 @@ NBX_GPU_INLINE State<C> warp_merge(int op, State<C> s, int width) {
   for (int off = width / 2; off > 0; off /= 2) {
     State<C> o = s;
     o.v = warp_shuffle_down(s.v, unsigned(off));
-    if constexpr (K == kSumKind && IsFloatCompute<C>::value)
+    if constexpr ((K == kSumKind && IsFloatCompute<C>::value) || K == kLseKind)
       o.comp = warp_shuffle_down(s.comp, unsigned(off));
     if constexpr (K == kMaxKind || K == kMinKind || K == kCountKind)
       o.idx = warp_shuffle_down(s.idx, unsigned(off));
@@ -183,7 +255,7 @@ NBX_GPU_INLINE State<C> fold_row(int op, const T* row, i64 n, int g, int group) 
   // Sums and products fold into U independent states (their dependency chains are long);
   // an extreme or a count into one (a compare and select per vector), which keeps the
   // registers of U = 8 in check.
-  constexpr int kStates = K == kSumKind || K == kProdKind ? U : 1;
+  constexpr int kStates = K == kSumKind || K == kProdKind || K == kLseKind ? U : 1;
   State<C> s[kStates];
   for (int u = 0; u < kStates; ++u) s[u] = start_state<K, C>(op);
   for (i64 k = g; k < head; k += group) fold_one<K>(s[0], element_value<C>(row[k]), k);
@@ -261,6 +333,7 @@ __global__ void __launch_bounds__(kFastBlock, MinBlocks)
       const bool r = p.op == abi::kReduce_any ? s.idx > 0 : s.idx == p.row_len;
       s.v = r ? C(1) : C(0);
     }
+    if constexpr (K == kLseKind) s.v = lse_result(s);
     store_result(p, s, out, out_off, indices, idx_off);
   }
 }
@@ -284,8 +357,10 @@ int kind_of(int op) {
     case abi::kReduce_all:
     case abi::kReduce_count_nonzero:
       return kCountKind;
+    case abi::kReduce_logsumexp:
+      return kLseKind;
     default:
-      return -1;  // var, std, norm, logsumexp: the general kernel
+      return -1;  // var, std, norm: the general kernel
   }
 }
 
@@ -347,6 +422,9 @@ void launch_dtype(const abi::ReduceParams& p, const Launch& l) {
       return launch_kind<kMaxKind, T, C>(p, l);
     case kMinKind:
       return launch_kind<kMinKind, T, C>(p, l);
+    case kLseKind:
+      if constexpr (IsFloatCompute<C>::value) return launch_kind<kLseKind, T, C>(p, l);
+      return;  // eligibility admits logsumexp with float accumulation only
     default:
       return launch_kind<kCountKind, T, C>(p, l);
   }
@@ -368,8 +446,11 @@ int forced_lanes() {
 }  // namespace
 
 bool reduce_rows_fast_eligible(const abi::ReduceParams& p) {
+  const bool float_acc = p.accumulate_dtype == kFloat16 || p.accumulate_dtype == kBFloat16 ||
+                         p.accumulate_dtype == kFloat32 || p.accumulate_dtype == kFloat64;
   return p.red_ndim == 1 && p.in_red_strides[0] == 1 && p.row_len >= 1 && p.rows >= 1 &&
-         kind_of(p.op) >= 0 && usual_accumulation(p.in_dtype, p.accumulate_dtype);
+         kind_of(p.op) >= 0 && usual_accumulation(p.in_dtype, p.accumulate_dtype) &&
+         (kind_of(p.op) != kLseKind || float_acc);
 }
 
 bool launch_reduce_rows_fast(const abi::ReduceParams& p, const BoundBuffer* buffers,

@@ -65,6 +65,7 @@ struct Cases {
     };
     // Scores and weighted sums accumulate in float32 (float64) for every dtype by contract.
     c.growth = Growth::kWideSigned;
+    c.rounded_intermediate = true;  // P in the input dtype before P·V (cuDNN, flash_mma)
     cases.push_back(std::move(c));
     return cases.back();
   }

@@ -159,6 +159,7 @@ std::vector<FamilyCase> fused_cases(DType dtype, Rng& rng, const Device& dev) {
     c.name = name;
     c.k = d + f;
     c.large = large;
+    c.rounded_intermediate = true;  // gate/up and the activation in the dtype, as PyTorch's
     add_operand(c, draw_tensor(rng, dtype, {tokens, d}), dev);
     // Expert 1 never wins: its logit is far below the others' (an expert without tokens).
     Tensor logits = draw_tensor(rng, DType::kFloat32, {tokens, experts});

@@ -41,6 +41,10 @@ struct FamilyCase {
   FamilyCall call;
   bool large = false;  // 10^5-element rows, tiles crossed: full mode only (--quick skips it)
   Growth growth = Growth::kDtype;
+  // The op rounds an intermediate to the output dtype on its way (fused attention's softmax
+  // weights before P·V, as cuDNN's, FlashAttention's and PyTorch's kernels do; fused_moe's
+  // activation before the second GEMM): see with_rounded_intermediate.
+  bool rounded_intermediate = false;
   // Set by defer_operands: adds `reference` and `device` when the case runs, so the draws
   // and uploads of a large case cost nothing under --quick.
   std::function<void(FamilyCase&)> build;
@@ -92,6 +96,11 @@ Tensor draw_positive(Rng& rng, DType dtype, const Shape& shape);
 Tensor with_zeros(Rng& rng, const Tensor& x);
 // The tolerance of a float result of `growth` (not kDtype) over k terms.
 Tolerance growth_tolerance(Growth growth, DType out, std::int64_t k);
+// `t` with an absolute allowance of 2 units of roundoff of `out` (2^-11 for float16, 2^-8 for
+// bfloat16): an intermediate rounded one way on the device and the other on the host (its
+// float32 sums differ in the last bits) moves an output built from terms bounded by 2 (the
+// suite's inputs) by up to u × 2, whatever the output's own magnitude.
+Tolerance with_rounded_intermediate(Tolerance t, DType out);
 // Floats on a grid of halves in -2 … 2 (ties everywhere, ±0 included), integers in -2 … 2
 // (0 … 2 unsigned), bools.
 Tensor draw_ties(Rng& rng, DType dtype, const Shape& shape);

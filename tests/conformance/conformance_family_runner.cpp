@@ -129,9 +129,10 @@ CellResult run_family_cell(const Device& dut, const FamilySpec& spec, DType dtyp
         return fail(c.name, "output " + std::to_string(o) + ": " + out[o].str() +
                                 " differs in dtype or shape from the host's " + ref[o].str() + ".");
       const std::vector<std::byte> want = bytes_of(ref[o]), got = bytes_of(out[o]);
-      const Tolerance tol = c.growth == Growth::kDtype || spec.exact
-                                ? accumulated_tolerance(spec.exact, ref[o].dtype(), c.k)
-                                : growth_tolerance(c.growth, ref[o].dtype(), c.k);
+      Tolerance tol = c.growth == Growth::kDtype || spec.exact
+                          ? accumulated_tolerance(spec.exact, ref[o].dtype(), c.k)
+                          : growth_tolerance(c.growth, ref[o].dtype(), c.k);
+      if (c.rounded_intermediate) tol = with_rounded_intermediate(tol, ref[o].dtype());
       const Comparison cmp =
           compare_buffers(ref[o].dtype(), tol, want.data(), got.data(), ref[o].numel());
       if (cmp.ok) continue;

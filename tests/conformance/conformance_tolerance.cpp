@@ -241,4 +241,17 @@ Tolerance growth_tolerance(Growth growth, DType out, std::int64_t k) {
   return t;
 }
 
+Tolerance with_rounded_intermediate(Tolerance t, DType out) {
+  if (!is_floating(out) || t.exact) return t;
+  const int mantissa = out == DType::kFloat16    ? 11
+                       : out == DType::kBFloat16 ? 8
+                       : out == DType::kFloat32  ? 24
+                                                 : 53;
+  t.atol = std::max(t.atol, 2 * std::ldexp(1.0, -mantissa));
+  t.why =
+      "accumulated over k terms, and an intermediate rounded to the dtype: atol at least 2 "
+      "units of roundoff";
+  return t;
+}
+
 }  // namespace nbx::conformance
