@@ -12,8 +12,10 @@ namespace {
 
 using namespace ops;
 
+// A flat host copy of t, never t itself (to() returns a host tensor as it is): in-place calls
+// write the ranks' tensors while these are still read.
 Tensor on_host(const Tensor& t) {
-  return t.contiguous().flatten().to(host_device());
+  return (t.device().is_host() ? t.clone() : t.to(host_device()).contiguous()).flatten();
 }
 
 // The element-wise reduction over ranks as one flat host tensor of the ranks' dtype. bool
