@@ -7,6 +7,7 @@
 #include "cli/cli_commands.hpp"
 #include "cli/cli_conformance.hpp"
 #include "cli/cli_main_commands.hpp"
+#include "cli/exit_status.hpp"
 #include "nbx_config.h"
 
 int main(int argc, char** argv) {
@@ -28,9 +29,9 @@ int main(int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
-      std::cerr << "nbx: '" << argv[1] << "' is not a subcommand (" << names
+      std::cerr << "nbx: unknown subcommand '" << argv[1] << "' (the subcommands: " << names
                 << "); run nbx --help.\n";
-      return static_cast<int>(CLI::ExitCodes::RequiredError);
+      return nbx::cli::kExitUsage;
     }
   }
   return nbx::cli::run_app(app, argc, argv);
