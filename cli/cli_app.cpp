@@ -1,5 +1,6 @@
 // What every nbx command-line program shares: parsing with CLI11, errors as one line on stderr,
 // and the exit status (cli/exit_status.hpp) an error or the subcommand asked for.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -34,6 +35,28 @@ void print_error(const CLI::App& app, const std::string& what) {
     std::cerr << "nbx " << words << ": " << what << "\n";
 }
 
+// CLI11 says only "A subcommand is required" for `nbx frob` and `nbx device-files frob`: the
+// word it could not place is left in remaining(). Names it and the subcommands there are.
+bool print_unknown_subcommand(const CLI::App& app) {
+  const CLI::App* at = &app;
+  std::string words = "nbx";
+  while (!at->get_subcommands().empty()) {
+    at = at->get_subcommands().front();
+    words += " " + at->get_name();
+  }
+  if (at->get_require_subcommand_min() == 0) return false;
+  for (const std::string& word : at->remaining()) {
+    if (word.empty() || word[0] == '-') continue;
+    std::string names;
+    for (const CLI::App* sub : at->get_subcommands([](const CLI::App*) { return true; }))
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    std::cerr << words << ": unknown subcommand '" << word << "' (the subcommands: " << names
+              << "); run " << words << " --help.\n";
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int exit_code() {
@@ -45,15 +68,22 @@ void set_exit_code(int code) {
 
 void require_writable(const std::string& path, const char* command) {
   if (path.empty()) return;
-  std::ofstream f(path, std::ios::app);
-  if (!f)
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  if (!std::ofstream(path, std::ios::app))
     throw InvalidArgument(command, std::string(command) + ": cannot write --json '" + path +
                                        "' (no such folder, a folder, or no permission).");
+  // A run that fails later leaves no empty report behind.
+  if (!existed) std::filesystem::remove(path, ec);
 }
 
 int run_app(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RequiredError& e) {
+    if (print_unknown_subcommand(app)) return kExitUsage;
+    app.exit(e);
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     // CLI11 prints its message (or the help, or the version) and names its own codes 100-115;
     // every one of those is a command line it could not read.

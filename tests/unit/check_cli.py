@@ -5,11 +5,14 @@ GROUP is one of
   usage   words and values it cannot read are exit status 2 naming the word (README's CLI
           section, cli/exit_status.hpp); an unwritable --json path is refused before the run
   status  the other exit statuses: 0, 1 (a check failed), 3 (refused), 77 (absent); --list-ops
+  progress  conformance and bench rewrite a status line on stderr when it is a terminal (a
+          pseudo-terminal here) and print nothing extra when it is piped
   utf8    text that is not UTF-8 (a device file's arch, an overlay path, a device-files path)
           reaches --json as U+FFFD instead of aborting (issue 15, defect 4)
 Every check is printed; the first one that does not hold ends the script with its reason."""
 import json
 import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -51,7 +54,8 @@ def check_usage():
     expect(["device-files", "frob"], 2, "frob")
     expect(["caps", "--frob"], 2, "--frob")
     add = ["explain", "add", "--dtype", "float32,float32", "--shape"]
-    expect(add + ["4,x"], 2, "'x'")
+    expect(add + ["4,x"], 2, "'4,x'", "separator")  # 'x' separates dimensions, as in 4x3
+    expect(add + ["4,x,5"], 2, "'4,x,5'", "empty")
     expect(add + ["3abc,5"], 2, "'3abc'")
     expect(add + ["-4,3"], 2, "-4")
     expect(add + ["4,,5"], 2, "empty")
@@ -96,18 +100,76 @@ def check_status():
     if "refused" not in out:
         sys.exit(f"explain under no_fp64 printed no refusal: {out}")
     # 77: the device asked for is not here.
-    expect(["caps", "hip:99"], 77, "hip:99")
+    expect(["caps", "hip:99"], 77, "hip")
     expect(["explain", "add", "--dtype", "float32", "--device", "hip:99"], 77)
     expect(["bench", "--device", "hip:99", "--quick"], 77)
 
 
-def check_json(args, env=None):
-    """nbx ARGS exits 0 and prints one JSON object naming its schema; returns it."""
+def on_terminal(args):
+    """nbx ARGS with stderr on a pseudo-terminal (stdout dropped). Returns (rc, stderr bytes)."""
+    leader, follower = pty.openpty()
+    p = subprocess.Popen([NBX] + args, stdout=subprocess.DEVNULL, stderr=follower)
+    os.close(follower)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO: the last holder of the follower end has exited
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(leader)
+    return p.wait(timeout=120), err
+
+
+def check_progress():
+    """The status line: "\\r\\033[K" then the case, only for a terminal, cleared at the end."""
     global CHECKS
-    rc, out, err = run(args, env)
+    clear = b"\r\033[K"
+    runs = [
+        (["conformance", "--backend", "host", "--ops", "neg,abs", "--dtypes", "float32", "--quick"],
+         [b"op 1/2 neg", b"op 2/2 abs"]),
+        # wave1: the quickest suite on the host (elementwise --quick takes minutes on 2 cores).
+        (["bench", "--device", "host", "--quick", "--suite", "wave1"], [b"timing "]),
+    ]
+    for args, shown in runs:
+        rc, err = on_terminal(args)
+        if rc != 0:
+            sys.exit(f"nbx {' '.join(args)} on a terminal: exit status {rc}: {err[-300:]!r}")
+        for text in shown:
+            if clear + b"  " not in err or text not in err:
+                sys.exit(f"nbx {' '.join(args)} on a terminal: no status line {text!r}: {err!r}")
+        if not err.endswith(clear):
+            sys.exit(f"nbx {' '.join(args)} on a terminal: the status line is left: {err[-80:]!r}")
+        CHECKS += 1
+        print(f"ok  nbx {' '.join(args)}  (terminal: a status line)")
+        # Piped, with --json FILE: no status line, and the report names its schema (this is
+        # the bench's nbx.bench/2 check; its run is too slow to repeat in check_json_schema.py).
+        with tempfile.TemporaryDirectory(prefix="nbx-progress-") as tmp:
+            report = os.path.join(tmp, "report.json")
+            rc, out, err_text = run(args + ["--json", report])
+            if rc != 0 or "\r" in err_text or "\033" in err_text or "\r" in out:
+                sys.exit(f"nbx {' '.join(args)} piped: exit status {rc}, a status line: "
+                         f"{err_text!r}")
+            with open(report, encoding="utf-8") as f:
+                doc = json.load(f)
+        schema = "nbx.bench/2" if args[0] == "bench" else "nbx.conformance/1"
+        if doc.get("schema") != schema:
+            sys.exit(f"nbx {' '.join(args)} --json: schema {doc.get('schema')!r}, not {schema}")
+        if args[0] == "bench" and (doc.get("suite") != "wave1" or not doc.get("results")):
+            sys.exit(f"nbx {' '.join(args)} --json: suite {doc.get('suite')!r}, no results?")
+        CHECKS += 1
+        print(f"ok  nbx {' '.join(args)} --json FILE  (piped: nothing extra; {schema})")
+
+
+def check_json(args, env=None, rc=0):
+    """nbx ARGS exits `rc` and prints one JSON object naming its schema; returns it."""
+    global CHECKS
+    got, out, err = run(args, env)
     shown = " ".join(a if isinstance(a, str) else repr(a) for a in args)
-    if rc != 0:
-        sys.exit(f"nbx {shown}: exit status {rc}: {err.strip()}")
+    if got != rc:
+        sys.exit(f"nbx {shown}: exit status {got}, expected {rc}: {err.strip()}")
     doc = json.loads(out)
     if "schema" not in doc:
         sys.exit(f"nbx {shown}: no schema")
@@ -127,8 +189,10 @@ def check_utf8():
         doc = check_json(["caps", "host", "--overlay", overlay, "--json"])
         if bad not in json.dumps(doc["devices"][0]["overlay"], ensure_ascii=False):
             sys.exit(f"caps --overlay: the overlay is not written with U+FFFD: {doc['devices'][0]}")
-        check_json(["explain", "add", "--dtype", "float64,float64", "--device", "host",
-                    "--overlay", overlay, "--json"])
+        doc = check_json(["explain", "add", "--dtype", "float64,float64", "--device", "host",
+                          "--overlay", overlay, "--json"], rc=3)  # refused: no fp64
+        if "refusal" not in doc:
+            sys.exit(f"explain --overlay <not UTF-8>: no refusal: {doc}")
         # A device file whose arch: is not UTF-8, by path.
         with open(os.path.join(ROOT, "tests/data/device_files/valid.yml"), "rb") as f:
             text = f.read().replace(b"arch: valid", b"arch: v\xffalid")
@@ -169,5 +233,6 @@ def check_utf8():
         shutil.rmtree(tmp)
 
 
-{"usage": check_usage, "status": check_status, "utf8": check_utf8}[GROUP]()
+{"usage": check_usage, "status": check_status, "progress": check_progress,
+ "utf8": check_utf8}[GROUP]()
 print(f"{GROUP}: {CHECKS} checks held")
