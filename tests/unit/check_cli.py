@@ -90,6 +90,11 @@ def check_status():
     out = expect(["conformance", "--list-ops"], 0)
     if not any(line.startswith("elementwise:") for line in out.splitlines()):
         sys.exit(f"conformance --list-ops has no elementwise line: {out[:200]}")
+    # Every name is one word that --ops takes back ("norm_p0 .5" was listed once).
+    for line in out.splitlines():
+        for op in line.split(": ", 1)[1].split(", "):
+            if not op or not all(c.isalnum() or c == "_" for c in op):
+                sys.exit(f"conformance --list-ops: {op!r} is not a name --ops can take")
     # 1: a check found faults.
     expect(["device-files", "check", os.path.join(ROOT, "tests/data/device_files")], 1,
            "malformed_")
