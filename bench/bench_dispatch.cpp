@@ -67,26 +67,30 @@ DispatchResult measure_dispatch(const Device& device, int iterations, int elemen
   return r;
 }
 
-std::string results_json(const std::string& device, const std::string& timer,
-                         const std::vector<BenchResult>& results, const DispatchResult& d) {
-  nlohmann::json j;
-  j["schema"] = "nbx.bench/1";
-  j["device"] = device;
-  j["timer"] = timer;
+std::string results_json(const std::string& suite, const std::string& device,
+                         const std::string& timer, const std::vector<BenchResult>& results,
+                         const DispatchResult* d) {
+  nlohmann::ordered_json j = {{"schema", "nbx.bench/2"},
+                              {"suite", suite},
+                              {"device", device},
+                              {"timer", timer},
+                              {"results", nlohmann::ordered_json::array()},
+                              {"dispatch", nullptr}};
   for (const BenchResult& r : results)
     j["results"].push_back({{"name", r.name},
                             {"shape", r.shape},
-                            {"bytes", r.bytes},
                             {"median_ms", r.median_ms},
+                            {"bytes", r.bytes},
                             {"gbps", r.gbps}});
-  j["dispatch"] = {{"iterations", d.iterations},
-                   {"elements", d.elements},
-                   {"ops_add_us", d.ops_add_us},
-                   {"ops_add_issue_us", d.ops_add_issue_us},
-                   {"backend_launch_us", d.backend_launch_us},
-                   {"backend_launch_issue_us", d.backend_launch_issue_us},
-                   {"raw_launch_us", d.raw_launch_us}};
-  return j.dump(2);
+  if (d)
+    j["dispatch"] = {{"iterations", d->iterations},
+                     {"elements", d->elements},
+                     {"ops_add_us", d->ops_add_us},
+                     {"ops_add_issue_us", d->ops_add_issue_us},
+                     {"backend_launch_us", d->backend_launch_us},
+                     {"backend_launch_issue_us", d->backend_launch_issue_us},
+                     {"raw_launch_us", d->raw_launch_us}};
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace nbx::bench

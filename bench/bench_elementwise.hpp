@@ -84,8 +84,12 @@ struct DispatchResult {
 // synchronised once: through nbx::ops::add, and through BackendDevice::launch.
 DispatchResult measure_dispatch(const Device& device, int iterations = 20000, int elements = 16);
 
-// {"device": …, "timer": …, "results": [...], "dispatch": {...}}
-std::string results_json(const std::string& device, const std::string& timer,
-                         const std::vector<BenchResult>& results, const DispatchResult& dispatch);
+// One JSON object for every suite (schema "nbx.bench/2", README's "JSON output"): {"schema",
+// "suite", "device", "timer", "results": [{"name", "shape", "median_ms", "bytes", "gbps"}],
+// "dispatch": {…} or null when the suite does not measure it}. Text that is not UTF-8 (a
+// driver's device name) is written as U+FFFD.
+std::string results_json(const std::string& suite, const std::string& device,
+                         const std::string& timer, const std::vector<BenchResult>& results,
+                         const DispatchResult* dispatch);
 
 }  // namespace nbx::bench

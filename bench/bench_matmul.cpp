@@ -104,18 +104,22 @@ int run_matmul_main(const Device& device, KernelTimer& timer, bool quick,
               << std::fixed << std::setprecision(3) << std::setw(10) << r.median_ms
               << std::setprecision(1) << std::setw(10) << r.tflops << "\n";
   if (!json_path.empty()) {
-    nlohmann::json j;
-    j["schema"] = "nbx.bench-matmul/1";
-    j["device"] = device.display_name();
-    j["timer"] = timer.name();
-    j["results"] = nlohmann::json::array();
+    // The object of every suite (results_json), a product's row with its variant and TFLOP/s.
+    nlohmann::ordered_json j = {{"schema", "nbx.bench/2"},
+                                {"suite", "matmul"},
+                                {"device", device.display_name()},
+                                {"timer", timer.name()},
+                                {"results", nlohmann::ordered_json::array()},
+                                {"dispatch", nullptr}};
     for (const auto& r : results)
       j["results"].push_back({{"name", r.name},
                               {"shape", r.shape},
-                              {"variant", r.variant},
                               {"median_ms", r.median_ms},
+                              {"variant", r.variant},
                               {"tflops", r.tflops}});
-    std::ofstream(json_path) << j.dump(2) << "\n";
+    std::ofstream f(json_path);
+    f << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    if (!f) throw Error("bench: could not write the JSON results to " + json_path + ".");
   }
   return 0;
 }

@@ -141,7 +141,8 @@ int run_moe_main(const Device& device, KernelTimer& timer, bool quick,
     for (const auto& r : results)
       j["results"].push_back(
           {{"name", r.name}, {"shape", r.shape}, {"median_ms", r.median_ms}, {"tflops", r.tflops}});
-    std::ofstream(json_path) << j.dump(2) << "\n";
+    std::ofstream(json_path) << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                             << "\n";
   }
   return 0;
 }

@@ -22,7 +22,7 @@ def main():
         ratio = f"{r['gbps'] / t['gbps']:.2f}" if t else "—"
         tg = f"{t['gbps']:.0f}" if t else "—"
         print(f"| {r['name']} | {r['shape']} | {r['median_ms']:.3f} | {r['gbps']:.0f} | {tg} | {ratio} |")
-    d, td = nbx.get("dispatch", {}), ref.get("dispatch")
+    d, td = nbx.get("dispatch") or {}, ref.get("dispatch")
     if not td or not d.get("iterations"):
         return  # a suite without the dispatch measurement (--suite wave1)
     print(f"\nDispatch overhead (host time per op, {d['iterations']} 16-element float32 adds, "

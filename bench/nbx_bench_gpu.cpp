@@ -120,8 +120,8 @@ int run_wave1(const nbx::Device& device, nbx::bench::KernelTimer& timer, bool qu
               << std::fixed << std::setprecision(3) << std::setw(10) << r.median_ms
               << std::setprecision(0) << std::setw(10) << r.gbps << "\n";
   if (!json_path.empty())
-    std::ofstream(json_path) << nbx::bench::results_json(device.display_name(), timer.name(),
-                                                         results, {});
+    std::ofstream(json_path) << nbx::bench::results_json("wave1", device.display_name(),
+                                                         timer.name(), results, nullptr);
   return 0;
 }
 
@@ -144,8 +144,8 @@ int run_transformer(const nbx::Device& device, nbx::bench::KernelTimer& timer, b
               << (flops ? r.gbps / 1e3 : r.gbps) << (flops ? " TFLOP/s" : " GB/s") << "\n";
   }
   if (!json_path.empty())
-    std::ofstream(json_path) << nbx::bench::results_json(device.display_name(), timer.name(),
-                                                         results, {});
+    std::ofstream(json_path) << nbx::bench::results_json("transformer", device.display_name(),
+                                                         timer.name(), results, nullptr);
   return 0;
 }
 
@@ -257,8 +257,8 @@ int main(int argc, char** argv) {
               << dispatch.backend_launch_issue_us << "], empty CUDA kernel "
               << dispatch.raw_launch_us << " us/op\n";
     if (!json_path.empty())
-      std::ofstream(json_path) << nbx::bench::results_json(device.display_name(), timer->name(),
-                                                           results, dispatch);
+      std::ofstream(json_path) << nbx::bench::results_json("elementwise", device.display_name(),
+                                                           timer->name(), results, &dispatch);
   } catch (const nbx::Error& e) {
     std::cerr << "nbx-bench-gpu: " << e.what() << "\n";
     return 1;

@@ -1,6 +1,6 @@
 // The `nbx` subcommands, each registered on the top-level CLI11 app by cli/main.cpp.
-// A command's callback prints its own errors and ends with CLI::RuntimeError(exit code)
-// on failure, so main's CLI11_PARSE / app.exit() turns that into the process exit status.
+// A command's callback throws its errors (run_app prints them and picks the exit status,
+// cli/exit_status.hpp) and sets the status of a check that found faults with set_exit_code.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -16,14 +16,14 @@ void register_bench_command(CLI::App& app);
 // `nbx explain` (cmd_explain.cpp).
 void register_explain_command(CLI::App& app);
 
-// Parses and runs the chosen subcommand; returns the process exit status: CLI11's for bad
-// arguments, 1 for an error (an nbx::Error or any other, printed on one line), else what the
-// subcommand asked for.
+// Parses and runs the chosen subcommand; returns the process exit status (exit_status.hpp):
+// 2 for arguments CLI11 cannot read, exit_status_of(an error the command threw, printed on one
+// line), else what the subcommand asked for.
 int run_app(CLI::App& app, int argc, char** argv);
 
 // Throws InvalidArgument naming `command` when `path` (a --json file) cannot be written, so a
-// bad path is reported before a long run, not after it. Creates the file if it is absent;
-// an existing one is left as it is until the run writes it.
+// bad path is reported before a long run, not after it. Leaves the file as it was: absent, or
+// untouched until the run writes it.
 void require_writable(const std::string& path, const char* command);
 
 // Every device of every compiled-in backend, in the registry's order: `on_device` for each,

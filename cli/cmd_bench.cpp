@@ -18,6 +18,7 @@
 #include "bench/bench_sort.hpp"
 #include "cli/cli_main_commands.hpp"
 #include "core/device.hpp"
+#include "core/errors.hpp"
 
 namespace nbx::cli {
 namespace {
@@ -32,6 +33,15 @@ std::unique_ptr<bench::KernelTimer> timer_for(const Device& device) {
   if (device.id().backend == "vulkan" && bd.offers(nbx::KernelFamily::kTimestamp))
     return bench::vulkan_timestamp_timer(bd);
   return bench::host_clock_timer();
+}
+
+// The --json file, when asked for; a folder that went away during the run is an error.
+void write_json(const std::string& path, const std::string& text) {
+  if (path.empty()) return;
+  std::ofstream f(path);
+  f << text << "\n";
+  if (!f) throw Error("bench: could not write the JSON results to " + path + ".");
+  std::cout << "  wrote " << path << "\n";
 }
 
 void run_wave1(const Device& device, const BenchOptions& o) {
@@ -53,10 +63,8 @@ void run_wave1(const Device& device, const BenchOptions& o) {
                   r.shape.c_str(), r.median_ms, r.gbps);
     std::cout << line;
   }
-  if (!o.json.empty()) {
-    std::ofstream(o.json) << bench::results_json(device.display_name(), timer->name(), results, {});
-    std::cout << "  wrote " << o.json << "\n";
-  }
+  write_json(o.json,
+             bench::results_json("wave1", device.display_name(), timer->name(), results, nullptr));
 }
 
 void run_bench(const BenchOptions& o) {
@@ -89,10 +97,8 @@ void run_bench(const BenchOptions& o) {
       "  dispatch: %.2f us per 16-element add through nbx::ops::add, %.2f us through "
       "BackendDevice::launch (%d iterations)\n",
       d.ops_add_us, d.backend_launch_us, d.iterations);
-  if (!o.json.empty()) {
-    std::ofstream(o.json) << bench::results_json(device.display_name(), timer->name(), results, d);
-    std::cout << "  wrote " << o.json << "\n";
-  }
+  write_json(o.json,
+             bench::results_json("elementwise", device.display_name(), timer->name(), results, &d));
 }
 
 }  // namespace

@@ -177,12 +177,7 @@ void register_caps_command(CLI::App& app) {
   cmd->callback([o] {
     if (!o->arch.empty() && !o->device.empty())
       throw CLI::ValidationError("nbx caps", "give a DEVICE or --arch, not both");
-    try {
-      run_caps(*o);
-    } catch (const Error& e) {
-      std::fprintf(stderr, "nbx caps: %s\n", e.what());
-      throw CLI::RuntimeError(1);
-    }
+    run_caps(*o);  // an error ends it through run_app: one line, its exit status
   });
 }
 

@@ -4,11 +4,14 @@
 
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <tuple>
 
 #include "cli/cli_conformance.hpp"
 #include "cli/cli_main_commands.hpp"
+#include "cli/cli_numbers.hpp"
+#include "cli/exit_status.hpp"
 #include "core/errors.hpp"
 #include "tests/conformance/conformance.hpp"
 #include "tests/conformance/conformance_families.hpp"
@@ -16,13 +19,10 @@
 namespace nbx::cli {
 namespace {
 
-// Meson's (and automake's) "skipped" status.
-constexpr int kExitSkipped = 77;
-
 struct ConformanceArgs {
   std::string backend, device, json_path, overlay;
   std::vector<std::string> families, ops, dtypes;
-  std::uint64_t seed = conformance::Options{}.seed;
+  std::string seed = std::to_string(conformance::Options{}.seed);
   bool quick = false, list_ops = false;
   std::string shard;  // "i/n"
 };
@@ -30,15 +30,14 @@ struct ConformanceArgs {
 // "2/3" -> (1, 3): shards are numbered from 1 on the command line.
 std::pair<int, int> parse_shard(const std::string& text) {
   const auto slash = text.find('/');
-  try {
-    if (slash != std::string::npos) {
-      const int i = std::stoi(text.substr(0, slash)), n = std::stoi(text.substr(slash + 1));
-      if (n >= 1 && i >= 1 && i <= n) return {i - 1, n};
-    }
-  } catch (const std::exception&) {
-  }
-  throw InvalidArgument("conformance",
-                        "conformance: --shard takes I/N with 1 <= I <= N, not '" + text + "'.");
+  if (slash == std::string::npos)
+    throw InvalidArgument("conformance",
+                          "conformance: --shard '" + text + "': write I/N with 1 <= I <= N.");
+  const std::uint64_t n =
+      parse_whole_number(text.substr(slash + 1), "conformance", "--shard's N", 1, 1u << 20);
+  const std::uint64_t i =
+      parse_whole_number(text.substr(0, slash), "conformance", "--shard's I", 1, n);
+  return {static_cast<int>(i - 1), static_cast<int>(n)};
 }
 
 // --list-ops: a line a family, its ops in suite order; nothing is run.
@@ -54,7 +53,7 @@ void list_ops() {
 int run(const ConformanceArgs& a) {
   if (a.list_ops) {
     list_ops();
-    return 0;
+    return kExitOk;
   }
   require_writable(a.json_path, "conformance");
   conformance::Options o;
@@ -62,8 +61,15 @@ int run(const ConformanceArgs& a) {
   if (!a.device.empty()) o.device = a.device;
   o.ops = a.ops;
   o.families = a.families;
-  for (const std::string& d : a.dtypes) o.dtypes.push_back(parse_dtype(d));
-  o.seed = a.seed;
+  for (const std::string& d : a.dtypes) {
+    try {
+      o.dtypes.push_back(parse_dtype(d));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("conformance", "conformance: --dtypes: " + std::string(e.what()));
+    }
+  }
+  o.seed = parse_whole_number(a.seed, "conformance", "--seed", 0,
+                              std::numeric_limits<std::uint64_t>::max());
   o.quick = a.quick;
   if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard);
   o.overlay = a.overlay;
@@ -74,14 +80,13 @@ int run(const ConformanceArgs& a) {
   if (!a.json_path.empty()) {
     std::ofstream f(a.json_path);
     f << conformance::report_to_json(report) << "\n";
-    if (!f)
-      throw InvalidArgument("conformance",
-                            "conformance: could not write the JSON report to " + a.json_path + ".");
+    if (!f)  // the folder went away during the run: the report is lost, not the verdict
+      throw Error("conformance: could not write the JSON report to " + a.json_path + ".");
   }
-  if (report.counts.failed) return 1;
+  if (report.counts.failed) return kExitCheckFailed;
   // Asked for one backend or device and it is not here: nothing was checked.
-  if (report.devices.empty() && (o.backend || o.device)) return kExitSkipped;
-  return 0;
+  if (report.devices.empty() && (o.backend || o.device)) return kExitAbsent;
+  return kExitOk;
 }
 
 }  // namespace
@@ -101,7 +106,7 @@ void register_conformance_command(CLI::App& app) {
       "softmax, norms, matmul, creation, index reads, sorts) on every device found and compare "
       "with the "
       "host reference. Cells: . pass, F FAIL, r refused by name, "
-      "- n/a. Exit status 1 on any FAIL, 77 when the requested backend/device is absent.");
+      "- n/a. Exit status 1 on any FAIL, 77 when the requested backend/device is absent (README).");
   cmd->add_option("--backend", args->backend,
                   "Only this backend's devices (host, cuda, hip, vulkan).");
   cmd->add_option("--device", args->device, "Only this device, e.g. vulkan:0.");

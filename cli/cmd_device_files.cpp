@@ -10,6 +10,8 @@
 #include <memory>
 
 #include "cli/cli_commands.hpp"
+#include "cli/cli_main_commands.hpp"
+#include "cli/exit_status.hpp"
 #include "core/capability_resolver.hpp"
 #include "core/errors.hpp"
 #include "nbx_config.h"
@@ -39,11 +41,11 @@ int run_check(const std::string& dir_arg) {
   for (const auto& error : report.errors) std::fprintf(stderr, "error   %s\n", error.c_str());
   if (report.ok()) {
     std::printf("%zu device files in %s are valid.\n", report.checked.size(), dir.c_str());
-    return 0;
+    return kExitOk;
   }
   std::fprintf(stderr, "%zu error(s) in %s (%zu file(s) valid).\n", report.errors.size(),
                dir.c_str(), report.checked.size());
-  return 1;
+  return kExitCheckFailed;
 }
 
 void run_list() {
@@ -72,25 +74,11 @@ void register_device_files_command(CLI::App& app) {
   check->add_option(
       "dir", *dir,
       "Directory (default: $NBX_DEVICE_FILES, the source tree's, or the embedded copy)");
-  check->callback([dir] {
-    int rc = 1;
-    try {
-      rc = run_check(*dir);
-    } catch (const Error& e) {
-      std::fprintf(stderr, "nbx device-files check: %s\n", e.what());
-    }
-    if (rc != 0) throw CLI::RuntimeError(rc);
-  });
+  // A malformed embedded copy throws (file:line:key): run_app prints it, exit status 2.
+  check->callback([dir] { set_exit_code(run_check(*dir)); });
   CLI::App* list =
       cmd->add_subcommand("list", "Show the device files in use and what each one claims");
-  list->callback([] {
-    try {
-      run_list();
-    } catch (const Error& e) {
-      std::fprintf(stderr, "nbx device-files list: %s\n", e.what());
-      throw CLI::RuntimeError(1);
-    }
-  });
+  list->callback([] { run_list(); });
 }
 
 }  // namespace nbx::cli

@@ -1,12 +1,16 @@
 // `nbx explain OP --dtype D[,D…] --shape S[;S…] [--device DEV | --arch A] [--overlay F]
 // [--groups G] [--causal] [--json]` prints the decision an op's wrapper takes on a device (present
-// or not), without running; `nbx explain --list [--json]` lists every op it knows.
+// or not), without running — exit status 3 when that decision is a refusal; `nbx explain --list
+// [--json]` lists every op it knows, `--list-ops` their names.
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 
 #include "cli/cli_main_commands.hpp"
+#include "cli/cli_numbers.hpp"
+#include "cli/exit_status.hpp"
 #include "cli/explain_args.hpp"
 #include "core/capability_resolver.hpp"
 #include "core/device.hpp"
@@ -19,10 +23,11 @@ namespace {
 
 struct ExplainOptions {
   std::string op, dtypes, shapes, device, arch, overlay;
-  std::int64_t groups = 1;
+  std::string groups = "1";
   bool causal = false;
   bool json = false;
   bool list = false;
+  bool list_ops = false;
 };
 
 void print_text(const ops::OpExplanation& e) {
@@ -85,13 +90,21 @@ void print_list(bool json) {
   }
 }
 
+// --list-ops: the op names, a line each, for scripts (--json: the --list object).
+void print_op_names() {
+  for (const ops::OpEntry& e : ops::op_catalog()) std::cout << e.name << "\n";
+}
+
 void run_explain(const ExplainOptions& o) {
-  if (o.list) return print_list(o.json);
+  if (o.list || (o.list_ops && o.json)) return print_list(o.json);
+  if (o.list_ops) return print_op_names();
   if (o.op.empty() || o.dtypes.empty())
     throw InvalidArgument("explain",
                           "explain: give an op and its --dtype (or --list to see the ops).");
   const std::vector<DType> dtypes = parse_explain_dtypes(o.dtypes);
   const std::vector<Shape> shapes = parse_explain_shapes(o.shapes);
+  const auto groups = static_cast<std::int64_t>(parse_whole_number(
+      o.groups, "explain", "--groups", 1, std::numeric_limits<std::int64_t>::max()));
   if (!o.device.empty() && !o.arch.empty())
     throw InvalidArgument("explain", "explain: give --device or --arch, not both.");
   Capabilities caps;
@@ -113,8 +126,9 @@ void run_explain(const ExplainOptions& o) {
   const ops::OpExplanation e =
       ops::explain(o.op, dtypes, shapes,
                    {caps, id, name, present ? &present->context().backend_device() : nullptr},
-                   {o.groups, o.causal});
+                   {groups, o.causal});
   o.json ? print_json(e) : print_text(e);
+  if (e.refused) set_exit_code(kExitRefused);
 }
 
 }  // namespace
@@ -135,6 +149,7 @@ void register_explain_command(CLI::App& app) {
   cmd->add_option("--groups", o.groups, "group_norm's num_groups (default 1).");
   cmd->add_flag("--causal", o.causal, "scaled_dot_product_attention's is_causal.");
   cmd->add_flag("--list", o.list, "List every op explain knows, with an example call.");
+  cmd->add_flag("--list-ops", o.list_ops, "List the op names only, a line each.");
   cmd->add_flag("--json", o.json, "Machine-readable output.");
   cmd->callback([] { run_explain(o); });
 }

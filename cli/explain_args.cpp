@@ -31,12 +31,12 @@ Shape parse_shape(std::string text) {
     if (c == 'x' || c == 'X' || c == '[' || c == ']' || c == '(' || c == ')')
       c = c == 'x' || c == 'X' ? ',' : ' ';
   if (text.find_first_not_of(' ') == std::string::npos) return {};
-  if (text.find_last_not_of(' ') == text.rfind(',')) refuse("a separator ends it");
+  if (text.find_last_not_of(' ') == text.rfind(',')) refuse("a separator (',' or 'x') ends it");
   Shape s;
   for (std::string part : split(text, ',')) {
     part.erase(0, part.find_first_not_of(' '));
     part.erase(part.find_last_not_of(' ') + 1);
-    if (part.empty()) refuse("a dimension is empty");
+    if (part.empty()) refuse("a dimension is empty (',' and 'x' both separate dimensions)");
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
     if (ec == std::errc::result_out_of_range) refuse("'" + part + "' is larger than 2^63");

@@ -1,7 +1,6 @@
 // The `nbx` command-line tool: one subcommand per file (cmd_*.cpp), registered here.
 #include <CLI/CLI.hpp>
 
-#include <iostream>
 #include <string>
 
 #include "cli/cli_commands.hpp"
@@ -19,19 +18,5 @@ int main(int argc, char** argv) {
   nbx::cli::register_explain_command(app);
   nbx::cli::register_bench_command(app);
   nbx::cli::register_conformance_command(app);
-  // A first word that is no subcommand is named (CLI11 said only "A subcommand is required").
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string names;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->get_name() == argv[1];
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-    }
-    if (!known) {
-      std::cerr << "nbx: '" << argv[1] << "' is not a subcommand (" << names
-                << "); run nbx --help.\n";
-      return static_cast<int>(CLI::ExitCodes::RequiredError);
-    }
-  }
   return nbx::cli::run_app(app, argc, argv);
 }

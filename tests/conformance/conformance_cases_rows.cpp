@@ -266,7 +266,7 @@ const FamilySpec kSpecs[] = {
     NBX_REDUCE(norm_pinf, true, return {ops::norm(x, INFINITY, dims, keepdim)};),
     NBX_REDUCE(norm_pneginf, true, return {ops::norm(x, -INFINITY, dims, keepdim)};),
     NBX_REDUCE(norm_p3, false, return {ops::norm(x, 3, dims, keepdim)};),
-    NBX_REDUCE(norm_p0 .5, false, return {ops::norm(x, 0.5, dims, keepdim)};),
+    NBX_REDUCE(norm_p0_5, false, return {ops::norm(x, 0.5, dims, keepdim)};),
     NBX_REDUCE(logsumexp, false, return {ops::logsumexp(x, dims, keepdim)};),
     NBX_REDUCE_SPEC(any, true, kCounts, return {ops::any(x, dims, keepdim)};),
     NBX_REDUCE_SPEC(all, true, kCounts, return {ops::all(x, dims, keepdim)};),

@@ -145,6 +145,30 @@ TEST_CASE("from_dlpack: the deleter runs once, after the last view; never when i
     CHECK(l->deleted == 0);
 }
 
+TEST_CASE("from_dlpack: bool and bfloat16 memory, the lender's address when exported again") {
+  std::vector<std::uint8_t> flags = {1, 0, 1, 1};
+  std::vector<std::uint16_t> halves = {0x3f80, 0x4000, 0xbf80, 0x4040};  // 1, 2, -1, 3
+  Lent lent_flags(flags.data(), DLDataType{6, 8, 1}, {4}, {});           // 6: kDLBool (DLPack 0.8)
+  Lent lent_halves(halves.data(), DLDataType{kDLBfloat, 16, 1}, {2, 2}, {1, 2});
+  {
+    const Tensor b = from_dlpack(&lent_flags.managed);
+    CHECK(b.dtype() == DType::kBool);
+    CHECK(b.to_host<bool>() == std::vector<bool>{true, false, true, true});
+    const Tensor h = from_dlpack(&lent_halves.managed);
+    CHECK(h.dtype() == DType::kBFloat16);
+    CHECK(h.to(float32).to_host<float>() == std::vector<float>{1, -1, 2, 3});  // column-major
+    // No copy on the way in or out: the export points at the lender's own memory.
+    DLManagedTensor* again = h.to_dlpack();
+    CHECK(again->dl_tensor.data == static_cast<void*>(halves.data()));
+    CHECK(again->dl_tensor.strides[0] == 1);
+    CHECK(again->dl_tensor.strides[1] == 2);
+    again->deleter(again);
+    CHECK(lent_halves.deleted == 0);  // `h` still holds it
+  }
+  CHECK(lent_flags.deleted == 1);
+  CHECK(lent_halves.deleted == 1);
+}
+
 TEST_CASE("from_dlpack: an address past an alignment boundary keeps kernels aligned") {
   // The borrowed handle is rounded down to 256 bytes; the element offset carries the rest.
   alignas(256) float memory[80];
