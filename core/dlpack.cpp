@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/errors.hpp"
@@ -74,25 +75,15 @@ Device device_of(DLDevice d) {
 }
 
 // The bytes from the first element to the end of the last (0 for no element), with the
-// view's own checks worded for the importer.
+// view's own checks worded for the importer (sizes and strides are non-negative here).
 std::size_t extent_bytes(const char* op, const Shape& shape, const Strides& strides,
                          std::size_t item) {
-  std::int64_t last = 0;
-  for (int d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) return 0;
-    std::int64_t step = 0;
-    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &step) ||
-        __builtin_add_overflow(last, step, &last))
-      throw InvalidArgument(op, std::string(op) + ": a view of " + to_string(shape) +
-                                    " with strides " + to_string(strides) +
-                                    " reaches past 2^63 elements.");
-  }
-  std::int64_t bytes = 0;
-  if (__builtin_add_overflow(last, 1, &bytes) ||
-      __builtin_mul_overflow(bytes, std::int64_t(item), &bytes))
-    throw InvalidArgument(
-        op, std::string(op) + ": a view of " + to_string(shape) + " reaches past 2^63 bytes.");
-  return static_cast<std::size_t>(bytes);
+  const std::optional<std::int64_t> bytes = ViewExtent(0, shape, strides).end_bytes(item);
+  if (!bytes)
+    throw InvalidArgument(op, std::string(op) + ": a view of " + to_string(shape) +
+                                  " with strides " + to_string(strides) +
+                                  " reaches past 2^63 bytes.");
+  return static_cast<std::size_t>(*bytes);
 }
 
 // What an exported DLManagedTensor owns: the tensor (its storage stays alive) and the
