@@ -46,6 +46,7 @@ class Scratch {
   }
   T& operator[](std::size_t i) const { return items_[i]; }
   std::size_t size() const { return items_.size(); }
+  T* data() const { return items_.data(); }
   T* begin() const { return items_.data(); }
   T* end() const { return items_.data() + items_.size(); }
 
