@@ -8,19 +8,18 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "backends/host/host_backend.hpp"
 #include "core/backend.hpp"
 #include "core/kernel_abi.hpp"
 #include "core/ops/elementwise.hpp"
 #include "core/ops/linalg.hpp"
 #include "core/ops/reduce.hpp"
 #include "core/ops/softmax.hpp"
+#include "core/shape.hpp"
 #include "core/tensor.hpp"
 #include "tests/unit/present_devices.hpp"
 
@@ -83,6 +82,34 @@ void raw_neg(const Device& d, const Tensor& in, std::int64_t offset, std::int64_
 
 }  // namespace
 
+TEST_CASE("ViewExtent: the furthest element without overflow, faults named, fits in elements") {
+  using Fault = ViewExtent::Fault;
+  const ViewExtent plain(2, {4, 3}, {3, 1});
+  CHECK(plain.ok());
+  CHECK(plain.last() == 2 + 9 + 2);
+  CHECK(plain.fits(14 * 4, 4));
+  CHECK_FALSE(plain.fits(13 * 4, 4));
+  CHECK(plain.end_bytes(4) == 14 * 4);
+  // (4 - 1) · 2^62 wrapped to a small positive step.
+  CHECK(ViewExtent(0, {4, 3}, {kMax / 2, 1}).fault() == Fault::kOverflow);
+  CHECK(ViewExtent(kMax - 4, {4, 3}, {1, 1}).fault() == Fault::kOverflow);
+  CHECK_FALSE(ViewExtent(kMax - 4, {4, 3}, {1, 1}).fits(~std::uint64_t(0), 1));
+  // In range as elements, past 2^63 as bytes: fits() compares elements, end_bytes() refuses.
+  const ViewExtent high(kMax / 4, {1}, {1});
+  CHECK(high.ok());
+  CHECK_FALSE(high.fits(1024, 8));
+  CHECK_FALSE(high.end_bytes(8).has_value());
+  // A size-0 dim touches nothing, whatever the strides; a size-1 dim's stride is never walked.
+  CHECK(ViewExtent(7, {0, 5}, {kMax, kMax}).empty());
+  CHECK(ViewExtent(7, {0, 5}, {kMax, kMax}).fits(0, 4));
+  CHECK(ViewExtent(0, {1, 2}, {kMax, 3}).last() == 3);
+  // Negatives are faults even in an empty view, and named.
+  CHECK(ViewExtent(0, {0, 3}, {1, -2}).fault() == Fault::kNegativeStride);
+  CHECK(ViewExtent(0, {0, 3}, {1, -2}).fault_text() == "a negative stride (-2) in dim 1");
+  CHECK(ViewExtent(0, {2, -3}, {3, 1}).fault() == Fault::kNegativeSize);
+  CHECK(ViewExtent(-1, {1}, {1}).fault() == Fault::kNegativeOffset);
+}
+
 TEST_CASE("a view past its storage is refused when it is made, on every device") {
   for (const Device& d : testing::present_devices()) {
     CAPTURE(d.str());
@@ -129,14 +156,17 @@ TEST_CASE("view-producing ops cannot make a lying view either, on every device")
     CHECK(x.slice(0, 0, 2, kMax / 2).to_host<float>() == std::vector<float>{1, 2, 3});
     // start + length wrapped past the dim's end.
     CHECK(has_words(invalid([&] { (void)x.narrow(1, 1, kMax); }), "out of range"));
-    CHECK(has_words(invalid([&] { (void)x.expand({-2, 3}); }), "non-negative"));
+    CHECK(has_words(invalid([&] { (void)x.slice(0, 0, 1).expand({-2, 3}); }), "non-negative"));
     CHECK(has_words(invalid([&] {
                       (void)x.slice(0, 0, 1).expand({1LL << 32, 1LL << 32, 3});
                     }),
                     "multiply past"));
-    // The sizes of a view and a reshape are multiplied without wrapping.
+    // The sizes of a view and a reshape are multiplied without wrapping: (2^62 + 1)^2 wraps
+    // to 2^63 + 1 and its square to 1, so 6 · a · a and a^4 "were" 6 and 1 elements.
+    const std::int64_t a = (std::int64_t(1) << 62) + 1;
+    CHECK(has_words(invalid([&] { (void)x.view({6, a, a}); }), "is invalid for 6"));
+    CHECK(has_words(invalid([&] { (void)x.reshape({-1, a, a, a, a}); }), "is invalid for 6"));
     CHECK(has_words(invalid([&] { (void)x.view({kTwo40, kTwo40, 0}); }), "is invalid for 6"));
-    CHECK(has_words(invalid([&] { (void)x.reshape({-1, kTwo40, kTwo40}); }), "is invalid"));
     // Expanded dims are views of any size; their permutations too.
     const Tensor wide = x.slice(1, 0, 1).expand({2, kTwo40});
     CHECK(wide.numel() == 2 * kTwo40);
@@ -192,8 +222,11 @@ TEST_CASE(
       CHECK(e.device() == "host");
       CHECK(e.requested() >= std::uint64_t(kTwo40) * sizeof(double));
       CHECK(e.free_bytes() == host.context().backend_device().memory_info().free);
+      // The allocator's own figures (the old row scratch reported 0 and 0); the sum's output
+      // was held when it threw and has gone back to the pool since.
       CHECK(e.reserved() == stats.reserved);
-      CHECK(e.allocated() == stats.allocated);
+      CHECK(e.allocated() > stats.allocated);
+      CHECK(e.allocated() <= e.reserved());
       CHECK(has(e, "Out of memory on host"));
     }
   }
@@ -233,23 +266,4 @@ TEST_CASE("an undefined tensor has no element count") {
   CHECK(has_words(invalid([&] { (void)t.numel(); }), "undefined"));
   CHECK(has_words(invalid([&] { (void)t.size(0); }), "undefined"));
   CHECK(has_words(invalid([&] { (void)t.to_host<float>(); }), "undefined"));
-}
-
-TEST_CASE("NBX_HOST_MEMORY_LIMIT is refused by name, never wrapped") {
-  const std::string saved = std::getenv("NBX_HOST_MEMORY_LIMIT");
-  // Defect 9: 17592186044417M is 2^64 + 1 MiB (it wrapped to a 1 MiB cap); -5M was taken.
-  for (const char* bad : {"17592186044417M", "-5M", "18446744073709551616", "5 M", "0x10M"}) {
-    CAPTURE(bad);
-    setenv("NBX_HOST_MEMORY_LIMIT", bad, 1);
-    try {
-      (void)host::host_memory_limit_from_env();
-      FAIL("accepted");
-    } catch (const InvalidArgument& e) {
-      CHECK(e.op() == "NBX_HOST_MEMORY_LIMIT");
-      CHECK(has(e, std::string("NBX_HOST_MEMORY_LIMIT='") + bad + "'"));
-    }
-  }
-  setenv("NBX_HOST_MEMORY_LIMIT", "16777215G", 1);
-  CHECK(host::host_memory_limit_from_env() == std::uint64_t(16777215) << 30);
-  setenv("NBX_HOST_MEMORY_LIMIT", saved.c_str(), 1);
 }
