@@ -104,6 +104,31 @@ struct MemoryInfo {
   std::uint64_t total = 0;  // bytes the device has (or the cap, on a capped host)
 };
 
+class CachingAllocator;  // core/caching_allocator.hpp
+
+// Memory a launcher holds only while it runs (BackendDevice::scratch); it goes back to the
+// device's caching allocator when the block goes out of scope. Move-only.
+class ScratchBlock {
+ public:
+  ScratchBlock() = default;
+  ScratchBlock(CachingAllocator* allocator, DeviceMemory memory)
+      : allocator_(allocator), memory_(memory) {}
+  ScratchBlock(ScratchBlock&& other) noexcept
+      : allocator_(other.allocator_), memory_(other.memory_) {
+    other.memory_ = {};
+  }
+  ScratchBlock& operator=(ScratchBlock&& other) noexcept;
+  ScratchBlock(const ScratchBlock&) = delete;
+  ScratchBlock& operator=(const ScratchBlock&) = delete;
+  ~ScratchBlock();
+  // At least the bytes asked for (the allocator's size class); empty for zero bytes.
+  const DeviceMemory& memory() const { return memory_; }
+
+ private:
+  CachingAllocator* allocator_ = nullptr;
+  DeviceMemory memory_;
+};
+
 class BackendDevice {
  public:
   virtual ~BackendDevice() = default;
@@ -149,6 +174,17 @@ class BackendDevice {
   LaunchRecord last_launch() const { return last_launch_; }
 
   std::uint64_t launches() const { return launches_; }
+
+  // Scratch memory for the launch in progress (the host reference holds each reduced row
+  // there), from the caching allocator of the Device that owns this device: it counts
+  // against the same memory (NBX_HOST_MEMORY_LIMIT on the host), and a request the device
+  // cannot meet throws OutOfMemory with the allocator's figures (requested, free, reserved,
+  // allocated), as a tensor's would. `count` items of `item_bytes` each, the product
+  // overflow-checked (OutOfMemory past 2^64 bytes). Throws Internal for a device no Device
+  // owns. Call it only from a launch: the allocator's lock is taken, the launch mutex held.
+  ScratchBlock scratch(std::uint64_t count, std::size_t item_bytes);
+  // Set once by the DeviceContext that owns this device and its allocator.
+  void attach_allocator(CachingAllocator* allocator) { allocator_ = allocator; }
 
   // ---- memory shared with other libraries (DLPack: core/dlpack.cpp) ----
   // The address of `memory`'s first byte as other code on this device uses it (a host or
@@ -223,6 +259,7 @@ class BackendDevice {
 
   DeviceId id_;
   DeviceProperties properties_;
+  CachingAllocator* allocator_ = nullptr;  // the owning DeviceContext's (scratch)
   std::uint64_t launches_ = 0;
   LaunchRecord last_launch_;
   mutable std::mutex owned_mutex_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ namespace {
 constexpr std::size_t kSmallLimit = std::size_t(1) << 20;
 constexpr std::size_t kSmallStep = 512;
 constexpr std::size_t kLargeStep = std::size_t(2) << 20;
+constexpr std::size_t kMaxRequest = std::size_t(1) << 63;
 
 std::string human_bytes(std::uint64_t b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -55,8 +57,26 @@ void CachingAllocator::flush_pool() {
   pool_.clear();
 }
 
+OutOfMemory CachingAllocator::out_of_memory(std::uint64_t bytes, const char* tried) const {
+  const MemoryInfo info = device_.memory_info();
+  return OutOfMemory(
+      device_.id().str(), bytes, info.free, stats_.reserved, stats_.allocated,
+      "Out of memory on " + device_.display_name() + ": requested " +
+          (bytes == std::numeric_limits<std::uint64_t>::max() ? std::string("2^64 bytes or more")
+                                                              : human_bytes(bytes)) +
+          "; the device has " + human_bytes(info.free) + " free of " + human_bytes(info.total) +
+          ", the allocator reserves " + human_bytes(stats_.reserved) + " of which tensors hold " +
+          human_bytes(stats_.allocated) + " (" + tried + ").");
+}
+
 AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
   if (bytes == 0) return {};
+  // Its size class would wrap (a request of 2^64 - 1 rounded up to 0 bytes and "succeeded");
+  // no device has 2^63 bytes, so such a request is refused without asking the driver.
+  if (bytes > kMaxRequest) {
+    std::lock_guard lock(mutex_);
+    throw out_of_memory(bytes, "more than any device addresses; not attempted");
+  }
   const std::size_t size = size_class(bytes);
   {
     std::lock_guard lock(mutex_);
@@ -92,15 +112,7 @@ AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
     mem = try_driver();
   }
   std::lock_guard lock(mutex_);
-  if (!mem) {
-    const MemoryInfo info = device_.memory_info();
-    throw OutOfMemory(
-        device_.id().str(), bytes, info.free, stats_.reserved, stats_.allocated,
-        "Out of memory on " + device_.display_name() + ": requested " + human_bytes(bytes) +
-            "; the device has " + human_bytes(info.free) + " free of " + human_bytes(info.total) +
-            ", the allocator reserves " + human_bytes(stats_.reserved) + " of which tensors hold " +
-            human_bytes(stats_.allocated) + " (the cache was emptied and the request retried).");
-  }
+  if (!mem) throw out_of_memory(bytes, "the cache was emptied and the request retried");
   mem->bytes = size;
   stats_.allocated += size;
   stats_.reserved += size;
@@ -137,6 +149,33 @@ int CachingAllocator::add_reclaimer(Reclaimer reclaimer) {
 void CachingAllocator::remove_reclaimer(int id) {
   std::lock_guard lock(mutex_);
   reclaimers_.erase(id);
+}
+
+ScratchBlock& ScratchBlock::operator=(ScratchBlock&& other) noexcept {
+  if (this != &other) {
+    ScratchBlock gone(std::move(*this));
+    allocator_ = other.allocator_;
+    memory_ = other.memory_;
+    other.memory_ = {};
+  }
+  return *this;
+}
+
+ScratchBlock::~ScratchBlock() {
+  if (memory_ && allocator_) allocator_->release({memory_});
+}
+
+// Defined here rather than in backend.cpp: the seam knows the allocator only by name.
+ScratchBlock BackendDevice::scratch(std::uint64_t count, std::size_t item_bytes) {
+  if (!allocator_)
+    throw Internal("scratch on " + display_name() +
+                   ": the device has no caching allocator (no nbx::Device owns it).");
+  std::uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, std::uint64_t(item_bytes), &bytes))
+    bytes = std::numeric_limits<std::uint64_t>::max();  // refused by the allocator as such
+  if (bytes > std::numeric_limits<std::size_t>::max())
+    bytes = std::numeric_limits<std::size_t>::max();
+  return ScratchBlock(allocator_, allocator_->allocate(std::size_t(bytes)).memory);
 }
 
 }  // namespace nbx

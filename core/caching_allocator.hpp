@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "core/backend.hpp"
+#include "core/errors.hpp"
 
 namespace nbx {
 
@@ -40,7 +41,8 @@ class CachingAllocator {
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
 
-  // Throws OutOfMemory after the flush-reclaim-retry sequence fails. Zero bytes → empty block.
+  // Throws OutOfMemory after the flush-reclaim-retry sequence fails, and at once for more than
+  // 2^63 bytes. Zero bytes → empty block.
   AllocatedBlock allocate(std::size_t bytes);
   // Returns a block to the pool (not to the driver).
   void release(AllocatedBlock block);
@@ -61,7 +63,9 @@ class CachingAllocator {
 
  private:
   std::optional<DeviceMemory> take_from_pool(std::size_t size);  // lock held
-  void flush_pool();                                             // lock held
+  // The error for `bytes` with this allocator's figures, `tried` saying what was done.
+  OutOfMemory out_of_memory(std::uint64_t bytes, const char* tried) const;  // lock held
+  void flush_pool();                                                        // lock held
 
   BackendDevice& device_;
   mutable std::mutex mutex_;

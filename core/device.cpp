@@ -28,11 +28,14 @@ DeviceContext::DeviceContext(std::unique_ptr<BackendDevice> device, Capabilities
       display_name_(device_->display_name()),
       allocator_(*device_),
       caps_(std::move(caps)) {
+  device_->attach_allocator(&allocator_);
   if (!caps_.overlay.empty())
     display_name_.insert(display_name_.size() - 1, ", overlay: " + caps_.overlay);
 }
 
-DeviceContext::~DeviceContext() = default;
+DeviceContext::~DeviceContext() {
+  device_->attach_allocator(nullptr);  // the allocator goes first (declared after device_)
+}
 
 Device::Device() : Device(host_device()) {}
 

@@ -6,9 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/shape.hpp"
 
 namespace nbx {
 namespace {
@@ -73,28 +75,6 @@ Device device_of(DLDevice d) {
   }
 }
 
-// The bytes from the first element to the end of the last (0 for no element), with the
-// view's own checks worded for the importer.
-std::size_t extent_bytes(const char* op, const Shape& shape, const Strides& strides,
-                         std::size_t item) {
-  std::int64_t last = 0;
-  for (int d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) return 0;
-    std::int64_t step = 0;
-    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &step) ||
-        __builtin_add_overflow(last, step, &last))
-      throw InvalidArgument(op, std::string(op) + ": a view of " + to_string(shape) +
-                                    " with strides " + to_string(strides) +
-                                    " reaches past 2^63 elements.");
-  }
-  std::int64_t bytes = 0;
-  if (__builtin_add_overflow(last, 1, &bytes) ||
-      __builtin_mul_overflow(bytes, std::int64_t(item), &bytes))
-    throw InvalidArgument(
-        op, std::string(op) + ": a view of " + to_string(shape) + " reaches past 2^63 bytes.");
-  return static_cast<std::size_t>(bytes);
-}
-
 // What an exported DLManagedTensor owns: the tensor (its storage stays alive) and the
 // shape and strides the struct points at.
 struct Export {
@@ -153,18 +133,21 @@ Tensor borrow_tensor(const char* op, void* data, const Shape& shape, const Strid
   };
   if (shape.size() != strides.size())
     refuse("sizes " + to_string(shape) + " and strides " + to_string(strides) + " differ in rank");
-  for (int d = 0; d < shape.size(); ++d) {
-    if (shape[d] < 0)
-      refuse("a negative size (" + std::to_string(shape[d]) + ") in dim " + std::to_string(d));
-    if (strides[d] < 0)
-      refuse("a negative stride (" + std::to_string(strides[d]) + ") in dim " + std::to_string(d) +
-             "; nbx views have none (make the producer's tensor contiguous first)");
-  }
+  // The same extent the Tensor constructor checks, from the producer's first element.
+  const ViewExtent extent(0, shape, strides);
+  if (extent.fault() == ViewExtent::Fault::kNegativeSize) refuse(extent.fault_text());
+  if (extent.fault() == ViewExtent::Fault::kNegativeStride)
+    refuse(extent.fault_text() +
+           "; nbx views have none (make the producer's tensor contiguous first)");
   const std::size_t item = dtype_size(dtype);
   if (reinterpret_cast<std::uintptr_t>(data) % item != 0)
     refuse("the data address is not aligned to its " + std::string(dtype_name(dtype)) +
            " elements (" + std::to_string(item) + " bytes)");
-  const std::size_t bytes = extent_bytes(op, shape, strides, item);
+  const std::optional<std::int64_t> end = extent.end_bytes(item);
+  if (!end)
+    refuse("a view of " + to_string(shape) + " with strides " + to_string(strides) +
+           " reaches past 2^63 bytes");
+  const auto bytes = static_cast<std::size_t>(*end);  // the bytes the producer's view spans
   BackendDevice& backend = device.context().backend_device();
   const BorrowedMemory lent = backend.borrow(data, bytes);
   // `release` runs only once the tensor stands: until then the caller keeps the memory.

@@ -52,6 +52,19 @@ std::int64_t numel(const Shape& s) {
   return n;
 }
 
+std::optional<std::int64_t> checked_numel(const Shape& s) {
+  bool overflow = false, zero = false;
+  std::int64_t n = 1;
+  for (std::int64_t v : s) {
+    if (v < 0) return std::nullopt;
+    zero = zero || v == 0;
+    overflow = overflow || __builtin_mul_overflow(n, v, &n);
+  }
+  if (zero) return 0;
+  if (overflow) return std::nullopt;
+  return n;
+}
+
 Strides contiguous_strides(const Shape& s) {
   Strides st;
   for (int i = 0; i < s.size(); ++i) st.push_back(0);
@@ -123,6 +136,71 @@ int wrap_dim(std::int64_t dim, int ndim, const char* op) {
                                   " dimensions (expected [" + std::to_string(-rank) + ", " +
                                   std::to_string(rank - 1) + "]).");
   return static_cast<int>(dim < 0 ? dim + rank : dim);
+}
+
+ViewExtent::ViewExtent(std::int64_t offset, const Shape& shape, const Strides& strides)
+    : ViewExtent(offset) {
+  dims(std::min(shape.size(), strides.size()), shape.begin(), strides.begin());
+}
+
+ViewExtent& ViewExtent::dim(std::int64_t size, std::int64_t stride) {
+  const int d = dims_++;
+  if (negative_ == Fault::kNone && (size < 0 || stride < 0)) {
+    negative_ = size < 0 ? Fault::kNegativeSize : Fault::kNegativeStride;
+    negative_dim_ = d;
+    negative_value_ = size < 0 ? size : stride;
+  }
+  if (size == 0) empty_ = true;
+  if (size <= 0 || overflow_) return *this;
+  std::int64_t step = 0;
+  overflow_ = __builtin_mul_overflow(size - 1, stride, &step) ||
+              __builtin_add_overflow(last_, step, &last_);
+  return *this;
+}
+
+ViewExtent& ViewExtent::dims(int n, const std::int64_t* sizes, const std::int64_t* strides) {
+  for (int d = 0; d < n; ++d) dim(sizes[d], strides[d]);
+  return *this;
+}
+
+ViewExtent::Fault ViewExtent::fault() const {
+  if (offset_ < 0) return Fault::kNegativeOffset;
+  if (negative_ != Fault::kNone) return negative_;
+  return overflow_ && !empty_ ? Fault::kOverflow : Fault::kNone;
+}
+
+std::string ViewExtent::fault_text() const {
+  switch (fault()) {
+    case Fault::kNone:
+      return "";
+    case Fault::kNegativeOffset:
+      return "a negative offset (" + std::to_string(offset_) + ")";
+    case Fault::kNegativeSize:
+      return "a negative size (" + std::to_string(negative_value_) + ") in dim " +
+             std::to_string(negative_dim_);
+    case Fault::kNegativeStride:
+      return "a negative stride (" + std::to_string(negative_value_) + ") in dim " +
+             std::to_string(negative_dim_);
+    case Fault::kOverflow:
+      return "an offset and strides whose last element lies past 2^63";
+  }
+  return "";
+}
+
+bool ViewExtent::fits(std::uint64_t bytes, std::size_t itemsize) const {
+  if (!ok()) return false;
+  if (empty_) return true;
+  return itemsize > 0 && std::uint64_t(last_) < bytes / itemsize;
+}
+
+std::optional<std::int64_t> ViewExtent::end_bytes(std::size_t itemsize) const {
+  if (!ok()) return std::nullopt;
+  if (empty_) return 0;
+  std::int64_t bytes = 0;
+  if (__builtin_add_overflow(last_, 1, &bytes) ||
+      __builtin_mul_overflow(bytes, std::int64_t(itemsize), &bytes))
+    return std::nullopt;
+  return bytes;
 }
 
 }  // namespace nbx

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -42,8 +44,12 @@ using Strides = Dims;
 
 // "[2, 3, 4]"
 std::string to_string(const Dims& d);
-// Product of sizes; 1 for a 0-d shape, 0 when any size is 0.
+// Product of sizes; 1 for a 0-d shape, 0 when any size is 0. Every tensor's shape passed
+// checked_numel when the tensor was made, so this product does not wrap for one.
 std::int64_t numel(const Shape& s);
+// The product of sizes, or nullopt when a size is negative or it passes 2^63 - 1 (a size of
+// 0 anywhere makes it 0, whatever the others).
+std::optional<std::int64_t> checked_numel(const Shape& s);
 Strides contiguous_strides(const Shape& s);
 // True when the view walks memory in row-major order without gaps. Size-1 dims may carry
 // any stride; a zero-size view is contiguous.
@@ -56,5 +62,51 @@ Strides broadcast_strides(const Shape& from, const Strides& st, const Shape& to,
                           const char* op = "expand");
 // Wraps a possibly negative dim into [0, ndim). Throws InvalidArgument naming `op`.
 int wrap_dim(std::int64_t dim, int ndim, const char* op);
+
+// How far a strided view reaches, in elements from the start of its memory: from `offset` to
+// offset + Σ (size - 1) · stride, computed without overflow. The one computation behind every
+// check of a view against its memory — the Tensor constructor, launch validation
+// (core/families), the Vulkan launchers' 32-bit limits — so none can wrap on its own (strides
+// of 2^62 wrapped a launcher's bounds check into garbage results; an offset near 2^62 wrapped
+// (last + 1) · itemsize below a buffer's end). Value type, no exceptions: each caller words
+// its own error.
+class ViewExtent {
+ public:
+  enum class Fault { kNone, kNegativeOffset, kNegativeSize, kNegativeStride, kOverflow };
+
+  explicit ViewExtent(std::int64_t offset) : offset_(offset), last_(offset) {}
+  ViewExtent(std::int64_t offset, const Shape& shape, const Strides& strides);
+  // Adds one dim; the first fault found is kept.
+  ViewExtent& dim(std::int64_t size, std::int64_t stride);
+  ViewExtent& dims(int n, const std::int64_t* sizes, const std::int64_t* strides);
+
+  // Negative offsets, sizes and strides are faults even in an empty view (PyTorch's
+  // as_strided refuses negative strides too); overflow only where an element is touched.
+  Fault fault() const;
+  bool ok() const { return fault() == Fault::kNone; }
+  // What the fault is, as a phrase: "a negative stride (-3) in dim 1", "" for none.
+  std::string fault_text() const;
+  bool empty() const { return empty_; }  // a size is 0: no element is ever touched
+  std::int64_t offset() const { return offset_; }
+  // The furthest element; meaningful when ok() and !empty().
+  std::int64_t last() const { return last_; }
+  // Whether every element lies within `bytes` bytes of `itemsize`-byte elements, compared in
+  // elements so that (last + 1) · itemsize cannot wrap. An empty view fits any memory, a
+  // faulty one none.
+  bool fits(std::uint64_t bytes, std::size_t itemsize) const;
+  // The bytes from element 0 to the end of the last element, (last + 1) · itemsize; 0 for an
+  // empty view; nullopt for a faulty one or one reaching past 2^63 bytes.
+  std::optional<std::int64_t> end_bytes(std::size_t itemsize) const;
+
+ private:
+  std::int64_t offset_;
+  std::int64_t last_;
+  int dims_ = 0;
+  bool empty_ = false;
+  bool overflow_ = false;
+  Fault negative_ = Fault::kNone;  // the first negative offset, size or stride
+  int negative_dim_ = -1;
+  std::int64_t negative_value_ = 0;
+};
 
 }  // namespace nbx

@@ -23,9 +23,13 @@ void check_sizes(const Shape& shape, const char* op) {
 
 // Fills in a -1 size from the element count; throws when the shape cannot hold `count`.
 Shape infer_shape(const Shape& requested, std::int64_t count, const char* op) {
+  const auto invalid = [&] {
+    throw InvalidArgument(op, std::string(op) + ": shape " + to_string(requested) +
+                                  " is invalid for " + std::to_string(count) + " elements.");
+  };
   Shape out = requested;
+  Shape known;  // the sizes given, multiplied overflow-checked ([2^40, 2^40, 0] wrapped)
   int infer = -1;
-  std::int64_t known = 1;
   for (int i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
       if (infer >= 0)
@@ -36,18 +40,17 @@ Shape infer_shape(const Shape& requested, std::int64_t count, const char* op) {
       throw InvalidArgument(op,
                             std::string(op) + ": invalid size in " + to_string(requested) + ".");
     } else {
-      known *= out[i];
+      known.push_back(out[i]);
     }
   }
+  const std::optional<std::int64_t> product = checked_numel(known);
+  if (!product) invalid();
   if (infer >= 0) {
-    if (known == 0 || count % known != 0)
-      throw InvalidArgument(op, std::string(op) + ": shape " + to_string(requested) +
-                                    " is invalid for " + std::to_string(count) + " elements.");
-    out[infer] = count / known;
+    if (*product == 0 || count % *product != 0) invalid();
+    out[infer] = count / *product;
+  } else if (*product != count) {
+    invalid();
   }
-  if (numel(out) != count)
-    throw InvalidArgument(op, std::string(op) + ": shape " + to_string(requested) +
-                                  " is invalid for " + std::to_string(count) + " elements.");
   return out;
 }
 
@@ -69,10 +72,15 @@ std::optional<Strides> view_strides(const Shape& shape, const Strides& strides,
   std::int64_t tensor_numel = 1, view_numel = 1;
   for (int tensor_d = shape.size() - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= shape[tensor_d];
+    // A size-1 dim may carry a stride near 2^63 (it is never walked): products with it are
+    // overflow-checked, and one that wraps is not a stride this walk can use.
+    std::int64_t chunk_stride = 0;
+    const bool chunk_wraps = __builtin_mul_overflow(tensor_numel, chunk_base_stride, &chunk_stride);
     if (tensor_d == 0 ||
-        (shape[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+        (shape[tensor_d - 1] != 1 && (chunk_wraps || strides[tensor_d - 1] != chunk_stride))) {
       while (view_d >= 0 && (view_numel < tensor_numel || target[view_d] == 1)) {
-        out[view_d] = view_numel * chunk_base_stride;
+        if (__builtin_mul_overflow(view_numel, chunk_base_stride, &out[view_d]))
+          return std::nullopt;
         view_numel *= target[view_d];
         --view_d;
       }
@@ -90,10 +98,11 @@ std::optional<Strides> view_strides(const Shape& shape, const Strides& strides,
 
 // A view lies inside its storage: as many strides as sizes, sizes, strides and the offset
 // non-negative (PyTorch's as_strided refuses negative strides too), and its last element —
-// found without overflow — within the storage's bytes. Every view is checked here, so no
-// backend reads or writes past a storage through one (a stride of 2^40 on a 6-float storage
-// read host memory at random; strides of 2^62 wrapped a kernel's bounds check; an offset of
-// 100 read the allocator's block past the storage).
+// found without overflow (ViewExtent) — within the storage's bytes, not the allocator's larger
+// block. Every view is made here (view, slice, expand, permute … too), so no backend reads
+// or writes past a storage through one (a stride of 2^40 on a 6-float storage read host
+// memory at random; strides of 2^62 wrapped a kernel's bounds check; an offset of 100 read
+// the allocator's block past the storage).
 void check_view(const Storage* storage, std::int64_t offset, const Shape& shape,
                 const Strides& strides, DType dtype) {
   const auto refuse = [&](const std::string& why) {
@@ -102,28 +111,23 @@ void check_view(const Storage* storage, std::int64_t offset, const Shape& shape,
                                         std::to_string(offset) + ": " + why + ".");
   };
   if (shape.size() != strides.size()) refuse("it needs as many strides as sizes");
-  bool empty = false;
-  for (int d = 0; d < shape.size(); ++d) {
-    if (shape[d] < 0) refuse("sizes must be non-negative");
-    if (strides[d] < 0) refuse("negative strides are not supported");
-    empty = empty || shape[d] == 0;
-  }
-  if (offset < 0) refuse("the offset must be non-negative");
-  if (empty) return;  // no element is ever read
+  const ViewExtent extent(offset, shape, strides);
+  using Fault = ViewExtent::Fault;
+  const Fault fault = extent.fault();
+  if (fault == Fault::kNegativeSize)
+    refuse("sizes must be non-negative, got " + extent.fault_text());
+  if (fault == Fault::kNegativeStride)
+    refuse("negative strides are not supported, got " + extent.fault_text());
+  if (fault == Fault::kNegativeOffset) refuse("the offset must be non-negative");
+  if (fault == Fault::kOverflow) refuse("its last element lies past 2^63");
+  // Expanded dims cost no memory, but numel() must not wrap (PyTorch refuses it too).
+  if (!checked_numel(shape)) refuse("its sizes multiply past 2^63 - 1 elements");
+  if (extent.empty()) return;  // no element is ever read
   if (storage == nullptr) refuse("it has no storage");
-  std::int64_t last = offset;
-  for (int d = 0; d < shape.size(); ++d) {
-    std::int64_t step = 0;
-    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &step) ||
-        __builtin_add_overflow(last, step, &last))
-      refuse("its last element lies past 2^63");
-  }
-  const std::int64_t item = std::int64_t(dtype_size(dtype));
-  std::int64_t end = 0;
-  if (__builtin_add_overflow(last, 1, &end) || __builtin_mul_overflow(end, item, &end) ||
-      std::uint64_t(end) > std::uint64_t(storage->bytes()))
-    refuse("its last element (" + std::to_string(last) + ") lies past the storage's " +
-           std::to_string(storage->bytes() / std::size_t(item)) + " elements of " +
+  const std::size_t item = dtype_size(dtype);
+  if (!extent.fits(storage->bytes(), item))
+    refuse("its last element (" + std::to_string(extent.last()) + ") lies past the storage's " +
+           std::to_string(storage->bytes() / item) + " elements of " +
            std::string(dtype_name(dtype)));
 }
 
@@ -149,9 +153,7 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, const Device& device) {
   ops::detail::require_dtype_support("empty", dtype, device);
   // The byte count must not wrap: [2^62 + 1, 4] float32 wrapped to 16 bytes, and the op
   // that asked for it (softmax of an expanded view, matmul …) wrote 2^64 elements there.
-  std::int64_t n = 1;
-  for (std::int64_t s : shape)
-    if (n > 0 && __builtin_mul_overflow(n, s, &n)) n = -1;
+  const std::int64_t n = checked_numel(shape).value_or(-1);
   if (n < 0 || n > std::numeric_limits<std::int64_t>::max() / std::int64_t(dtype_size(dtype)))
     throw InvalidArgument("empty", "empty: " + to_string(shape) + " elements of " +
                                        std::string(dtype_name(dtype)) +
@@ -275,6 +277,7 @@ Scalar Tensor::item() const {
 }
 
 std::int64_t Tensor::size(std::int64_t dim) const {
+  require_defined("size");  // an undefined tensor's dim 0 read past its empty shape
   return shape_[wrap_dim(dim, this->dim(), "size")];
 }
 
@@ -410,8 +413,10 @@ Tensor Tensor::slice(std::int64_t d, std::int64_t start, std::int64_t end,
   const std::int64_t b = clamp_index(start), e = std::max(clamp_index(end), b);
   Shape s = shape_;
   Strides st = strides_;
-  s[w] = (e - b + step - 1) / step;
-  st[w] = strides_[w] * step;
+  // Neither may wrap for a step near 2^63 (e - b + step - 1 did): such a slice keeps at most
+  // one element, whose dim's stride is never walked.
+  s[w] = e == b ? 0 : 1 + (e - b - 1) / step;
+  if (__builtin_mul_overflow(strides_[w], step, &st[w])) st[w] = strides_[w];
   return Tensor(storage_, offset_ + b * strides_[w], s, st, dtype_);
 }
 
@@ -422,7 +427,7 @@ Tensor Tensor::narrow(std::int64_t d, std::int64_t start, std::int64_t length) c
   const int w = wrap_dim(d, dim(), "narrow");
   const std::int64_t n = shape_[w];
   const std::int64_t b = start < 0 ? start + n : start;
-  if (b < 0 || length < 0 || b + length > n)
+  if (b < 0 || b > n || length < 0 || length > n - b)  // b + length wrapped near 2^63
     throw InvalidArgument("narrow", "narrow: [" + std::to_string(start) + ", " +
                                         std::to_string(start) + " + " + std::to_string(length) +
                                         ") is out of range for dimension " + std::to_string(w) +

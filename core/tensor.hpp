@@ -88,7 +88,12 @@ class Tensor {
   const Strides& strides() const { return strides_; }
   std::int64_t offset() const { return offset_; }
   int dim() const { return shape_.size(); }
-  std::int64_t numel() const { return nbx::numel(shape_); }
+  // The element count; throws InvalidArgument for an undefined tensor (it has no elements to
+  // count: 1, the product of its empty shape, read as a scalar's).
+  std::int64_t numel() const {
+    require_defined("numel");
+    return nbx::numel(shape_);
+  }
   DType dtype() const { return dtype_; }
   std::size_t itemsize() const { return dtype_size(dtype_); }
   const Device& device() const;

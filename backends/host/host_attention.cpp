@@ -4,9 +4,9 @@
 // checked against); split_kv's workspace is the backends' scratch and is not needed here.
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_scratch.hpp"
 #include "backends/host/host_values.hpp"
 #include "core/families/kernel_family.hpp"
 
@@ -19,8 +19,8 @@ void run_family(const abi::AttentionParams& p, std::span<const KernelBuffer> buf
   const auto* v = static_cast<const std::byte*>(buffers[3].memory.handle);
   const DType t = DType(p.dtype);
   const std::int64_t group = p.q_heads / p.kv_heads;
-  std::vector<double> qrow(std::size_t(p.head_dim)), weight(std::size_t(p.kv_len)),
-      acc(std::size_t(p.value_dim));
+  // Launch scratch (within the memory cap): kv_len may be an expanded dim of any size.
+  const Scratch<double> qrow(p.head_dim), weight(p.kv_len), acc(p.value_dim);
   for (std::int64_t b = 0; b < p.batch; ++b)
     for (std::int64_t h = 0; h < p.q_heads; ++h) {
       const std::int64_t hk = h / group;

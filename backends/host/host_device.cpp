@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_scratch.hpp"
 #include "core/errors.hpp"
 #include "core/families/backend_variants.hpp"
 
@@ -84,6 +85,7 @@ class HostDevice final : public BackendDevice {
   }
   void synchronize_impl() override {}  // every launch has finished when it returns
   int launch_impl(const KernelLaunch& launch) override {
+    const LaunchScope scope(*this);  // the kernel's scratch comes from this device's allocator
     const auto& entry = launchers()[static_cast<std::size_t>(launch.family)];
     entry.launch(launch);  // offers_impl granted it, so the entry has a launcher
     return family_spec(launch.family).variant_of(launch.params.data());

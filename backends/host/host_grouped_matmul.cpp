@@ -1,9 +1,9 @@
 // The host "grouped_matmul" kernel (abi::GroupedMatmulParams): the reference. The offsets are
 // checked first, in entry order (the first bad entry is the fault, as the GPU kernels report
 // it), then each group's rows are multiplied by its b in float64 and rounded once.
-#include <vector>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_scratch.hpp"
 #include "backends/host/host_values.hpp"
 #include "core/errors.hpp"
 #include "core/families/kernel_family.hpp"
@@ -17,7 +17,7 @@ void run_family(const abi::GroupedMatmulParams& p, std::span<const KernelBuffer>
   const auto* offsets = static_cast<const std::byte*>(buffers[3].memory.handle);
   const DType t = DType(p.dtype), ot = DType(p.offsets_dtype);
 
-  std::vector<std::int64_t> bounds(std::size_t(p.groups + 1));
+  const Scratch<std::int64_t> bounds(p.groups + 1);  // launch scratch: within the memory cap
   for (std::int64_t e = 0; e <= p.groups; ++e) {
     const std::int64_t v = as_i(load(offsets, ot, p.offsets_offset + e * p.offsets_stride));
     const std::int64_t low = e == 0 ? 0 : bounds[std::size_t(e - 1)];
@@ -31,7 +31,7 @@ void run_family(const abi::GroupedMatmulParams& p, std::span<const KernelBuffer>
   }
   if (p.n == 0) return;
 
-  std::vector<double> row(std::size_t(p.k));
+  const Scratch<double> row(p.k);
   for (std::int64_t e = 0; e < p.groups; ++e) {
     const std::int64_t weights = p.b_offset + e * p.b_group_stride;
     for (std::int64_t r = bounds[std::size_t(e)]; r < bounds[std::size_t(e + 1)]; ++r) {

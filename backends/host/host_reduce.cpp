@@ -2,12 +2,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <new>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_scratch.hpp"
 #include "backends/host/host_values.hpp"
 #include "core/errors.hpp"
 
@@ -37,31 +36,12 @@ class Odometer {
   std::int64_t idx_[abi::kMaxDims] = {};
 };
 
+// The row's elements in reduced-dims row-major order, in launch scratch (host_scratch.hpp:
+// within the host memory cap, OutOfMemory where the host cannot hold the row).
 struct Row {
-  std::vector<Value> values;  // the row's elements in reduced-dims row-major order
+  explicit Row(std::int64_t row_len) : values(row_len) {}
+  Scratch<Value> values;
 };
-
-// The row's scratch, within the host memory cap (NBX_HOST_MEMORY_LIMIT, read once as the
-// host device reads it) and as OutOfMemory where the host cannot give it: a sum over
-// expand({6, 2^40}) threw std::bad_alloc.
-void reserve_row(Row& row, std::int64_t row_len) {
-  static const std::uint64_t cap = host_memory_limit_from_env();
-  const std::uint64_t bytes = std::uint64_t(row_len) * sizeof(Value);
-  const auto refuse = [&](const std::string& why) {
-    throw OutOfMemory("host", bytes, cap, 0, 0,
-                      "reduce on host: a row of " + std::to_string(row_len) + " elements needs " +
-                          std::to_string(bytes) + " bytes of scratch, " + why + ".");
-  };
-  if (cap && bytes > cap)
-    refuse("above the host memory cap (NBX_HOST_MEMORY_LIMIT=" + std::to_string(cap) + " bytes)");
-  try {
-    row.values.resize(static_cast<std::size_t>(row_len));
-  } catch (const std::bad_alloc&) {
-    refuse("which the host could not allocate");
-  } catch (const std::length_error&) {
-    refuse("more than the host can address");
-  }
-}
 
 bool is_nan(const Value& v) {
   return v.is_float && std::isnan(v.f);
@@ -255,8 +235,7 @@ void run_family(const abi::ReduceParams& p, std::span<const KernelBuffer> buffer
   Odometer out_pos(p.out_ndim, p.out_sizes, p.out_strides, p.out_offset);
   Odometer in_row(p.out_ndim, p.out_sizes, p.in_kept_strides, p.in_offset);
   Odometer idx_pos(p.out_ndim, p.out_sizes, p.index_strides, p.index_offset);
-  Row row;
-  reserve_row(row, p.row_len);
+  Row row(p.row_len);
   for (std::int64_t r = 0; r < p.rows; ++r) {
     Odometer elem(p.red_ndim, p.red_sizes, p.in_red_strides, in_row.offset());
     for (std::int64_t k = 0; k < p.row_len; ++k, elem.next())

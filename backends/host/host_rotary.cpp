@@ -3,9 +3,9 @@
 // position throws DeviceFault at once (decoded by the rotary family, as the GPU backends'
 // fault records are), before any element of that token is touched.
 #include <cstring>
-#include <vector>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_scratch.hpp"
 #include "backends/host/host_values.hpp"
 #include "core/errors.hpp"
 #include "core/families/kernel_family.hpp"
@@ -45,7 +45,7 @@ void run_family(const abi::RotaryParams& p, std::span<const KernelBuffer> buffer
   const auto* cache = static_cast<const std::byte*>(buffers[3].memory.handle);
   const DType ct = DType(p.cache_dtype), pt = DType(p.pos_dtype);
   const std::int64_t half = p.rotary_dim / 2;
-  std::vector<double> cos(static_cast<std::size_t>(half)), sin(static_cast<std::size_t>(half));
+  const Scratch<double> cos(half), sin(half);  // launch scratch: within the memory cap
 
   // An odometer over the token dims, each operand's token offset kept alongside.
   std::int64_t coord[abi::kMaxDims] = {};

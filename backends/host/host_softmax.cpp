@@ -3,9 +3,9 @@
 // the special cases follow PyTorch's: a row containing +inf or only -inf gives NaN.
 #include <cmath>
 #include <string>
-#include <vector>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_scratch.hpp"
 #include "backends/host/host_values.hpp"
 #include "core/errors.hpp"
 
@@ -45,8 +45,8 @@ void run_family(const abi::SoftmaxParams& p, std::span<const KernelBuffer> buffe
   const auto* mask = p.has_mask ? static_cast<const std::byte*>(buffers[2].memory.handle) : nullptr;
   const auto in_dtype = static_cast<DType>(p.in_dtype), out_dtype = static_cast<DType>(p.out_dtype);
   const bool log = p.op == abi::kSoftmax_log_softmax;
-  std::vector<double> x(static_cast<std::size_t>(p.row_len));
-  std::vector<bool> excluded(static_cast<std::size_t>(p.row_len));
+  const Scratch<double> x(p.row_len);  // launch scratch: within the memory cap
+  const Scratch<bool> excluded(p.row_len);
   OuterWalk walk(p);
   for (std::int64_t r = 0; r < p.rows; ++r, walk.next()) {
     double m = -INFINITY;

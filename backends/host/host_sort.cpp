@@ -5,9 +5,9 @@
 // variants differ only in how a GPU lays the work out).
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "backends/host/host_backend.hpp"
+#include "backends/host/host_scratch.hpp"
 #include "core/dtype.hpp"
 #include "core/families/kernel_family.hpp"
 
@@ -49,7 +49,7 @@ void run_family(const abi::SortParams& p, std::span<const KernelBuffer> buffers)
   auto* indices = static_cast<std::int64_t*>(buffers[1].memory.handle);
   const auto* in = static_cast<const std::byte*>(buffers[2].memory.handle);
 
-  std::vector<std::pair<std::uint64_t, std::int64_t>> row(static_cast<std::size_t>(p.row_len));
+  const Scratch<std::pair<std::uint64_t, std::int64_t>> row(p.row_len);  // within the memory cap
   for (std::int64_t r = 0; r < p.rows; ++r) {
     // The row's offsets in each operand, from its coordinates over the outer dims.
     std::int64_t rest = r, src = p.in_offset, dv = p.values_offset, di = p.indices_offset;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/shape.hpp"
 
 namespace nbx::vulkan {
 
@@ -21,11 +22,14 @@ void LaunchChecks::refuse(const char* capability, const std::string& why) const 
 
 void LaunchChecks::reach(std::int64_t& last, std::int64_t size, std::int64_t stride,
                          const std::string& label) const {
-  if (stride < 0) bad(label + " has a negative stride");
-  std::int64_t step = 0;
-  if (size > 0 && (__builtin_mul_overflow(size - 1, stride, &step) ||
-                   __builtin_add_overflow(last, step, &last)))
+  // `last` is an element already reached (non-negative, or bad() below): extend it by one dim.
+  ViewExtent extent(std::max<std::int64_t>(last, 0));
+  extent.dim(size, stride);
+  if (extent.fault() == ViewExtent::Fault::kNegativeStride) bad(label + " has a negative stride");
+  if (extent.fault() == ViewExtent::Fault::kNegativeSize) bad(label + " has a negative size");
+  if (extent.fault() == ViewExtent::Fault::kOverflow)
     bad(label + "'s offset and strides overflow 64-bit element indices");
+  if (last >= 0 && !extent.empty()) last = extent.last();
 }
 
 std::int64_t LaunchChecks::last_element(std::int64_t offset, int ndim, const std::int64_t* sizes,
@@ -58,9 +62,8 @@ void LaunchChecks::rows_view(const std::string& label, std::int64_t offset, std:
                              const std::int64_t* outer_sizes, const std::int64_t* outer_strides,
                              DType t, const DeviceMemory& m) const {
   if (offset < 0 || row_stride < 0) bad(label + " has a negative offset or stride");
-  std::int64_t last = offset;
-  reach(last, row_len, row_stride, label);
-  for (int d = 0; d < outer_ndim; ++d) reach(last, outer_sizes[d], outer_strides[d], label);
+  const std::int64_t last = last_element(last_element(offset, 1, &row_len, &row_stride, label),
+                                         outer_ndim, outer_sizes, outer_strides, label);
   if (rows > INT32_MAX)
     refuse("max_elements",
            std::to_string(rows) + " rows exceed the 2^31 - 1 the 32-bit index path supports");

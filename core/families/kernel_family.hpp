@@ -18,6 +18,7 @@
 
 #include "core/kernel_abi.hpp"
 #include "core/kernel_buffer.hpp"
+#include "core/shape.hpp"
 
 namespace nbx {
 
@@ -72,8 +73,8 @@ class LaunchCheck {
   // Exactly `expected` buffers bound (optional operands are bound as empty memory).
   void buffer_count(std::size_t bound, std::size_t expected) const;
 
-  // Builds the furthest element a strided view reaches (offset + Σ (size - 1) · stride,
-  // overflow-checked; strides and the offset must be >= 0) and checks that it lies inside
+  // Builds the furthest element a strided view reaches (a ViewExtent: offset + Σ (size - 1) ·
+  // stride, overflow-checked; strides and the offset must be >= 0) and checks that it lies inside
   // a buffer: check.view("the input", p.in_offset).dims(n, sizes, strides).inside(b, dtype).
   class View {
    public:
@@ -87,10 +88,7 @@ class LaunchCheck {
     View(const LaunchCheck& check, const char* label, std::int64_t offset);
     const LaunchCheck& check_;
     const char* label_;
-    std::int64_t offset_;
-    std::int64_t last_;
-    bool empty_ = false;
-    bool overflow_ = false;
+    ViewExtent extent_;
   };
   View view(const char* label, std::int64_t offset) const { return View(*this, label, offset); }
 

@@ -58,23 +58,17 @@ void LaunchCheck::buffer_count(std::size_t bound, std::size_t expected) const {
 }
 
 LaunchCheck::View::View(const LaunchCheck& check, const char* label, std::int64_t offset)
-    : check_(check), label_(label), offset_(offset), last_(offset) {
+    : check_(check), label_(label), extent_(offset) {
   if (offset < 0)
     check_.fail(std::string(label_) + " has a negative offset (" + std::to_string(offset) + ")");
 }
 
 LaunchCheck::View& LaunchCheck::View::dim(std::int64_t size, std::int64_t stride) {
+  extent_.dim(size, stride);
   if (size < 0)
     check_.fail(std::string(label_) + " has a negative size (" + std::to_string(size) + ")");
   if (stride < 0)
     check_.fail(std::string(label_) + " has a negative stride (" + std::to_string(stride) + ")");
-  if (size == 0) {
-    empty_ = true;
-    return *this;
-  }
-  std::int64_t step = 0;
-  overflow_ |= __builtin_mul_overflow(size - 1, stride, &step) ||
-               __builtin_add_overflow(last_, step, &last_);
   return *this;
 }
 
@@ -85,18 +79,16 @@ LaunchCheck::View& LaunchCheck::View::dims(int n, const std::int64_t* sizes,
 }
 
 void LaunchCheck::View::inside(const KernelBuffer& buffer, std::int32_t dtype) const {
-  if (empty_) return;
+  if (extent_.empty()) return;
   check_.dtype(dtype, label_);
-  const std::uint64_t item = dtype_size(DType(dtype));
   if (!buffer.memory)
     check_.fail(std::string(label_) + " has elements but no buffer is bound to it");
-  // Compared in elements, so (last + 1) · itemsize cannot wrap below the buffer's end.
-  if (overflow_ || std::uint64_t(last_) >= buffer.memory.bytes / item)
-    check_.fail(
-        std::string(label_) +
-        (overflow_ ? " reaches past 2^63 elements" : " reaches element " + std::to_string(last_)) +
-        " from element " + std::to_string(offset_) + ", beyond its buffer of " +
-        std::to_string(buffer.memory.bytes) + " bytes");
+  if (!extent_.fits(buffer.memory.bytes, dtype_size(DType(dtype))))
+    check_.fail(std::string(label_) +
+                (extent_.ok() ? " reaches element " + std::to_string(extent_.last())
+                              : " reaches past 2^63 elements") +
+                " from element " + std::to_string(extent_.offset()) + ", beyond its buffer of " +
+                std::to_string(buffer.memory.bytes) + " bytes");
 }
 
 }  // namespace nbx

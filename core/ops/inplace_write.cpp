@@ -9,6 +9,7 @@
 
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/plan.hpp"
+#include "core/shape.hpp"
 
 namespace nbx::ops::detail {
 namespace {
@@ -34,11 +35,11 @@ bool is_dense(const Tensor& t) {
 
 // The bytes [begin, end) a view may touch; strides are never negative, so the first
 // element is the lowest.
+// (The Tensor constructor checked this extent against the storage's bytes: nothing wraps.)
 std::pair<std::int64_t, std::int64_t> byte_span(const Tensor& t) {
-  std::int64_t last = 0;
-  for (int d = 0; d < t.dim(); ++d) last += (t.shape()[d] - 1) * t.strides()[d];
+  const ViewExtent extent(t.offset(), t.shape(), t.strides());
   const auto size = static_cast<std::int64_t>(t.itemsize());
-  return {t.offset() * size, (t.offset() + last + 1) * size};
+  return {t.offset() * size, extent.empty() ? t.offset() * size : (extent.last() + 1) * size};
 }
 
 // Whether `from` broadcasts to `to` without growing it.

@@ -20,6 +20,7 @@
 #include "core/ops/plan.hpp"
 #include "core/ops/shape.hpp"
 #include "core/ops/variant_plan.hpp"
+#include "core/shape.hpp"
 
 namespace nbx::ops {
 namespace {
@@ -107,9 +108,8 @@ PlanTarget target_of(const Device& device) {
 struct ByteRange {
   std::int64_t first, last;
 };
-ByteRange byte_range(const Tensor& t) {
-  std::int64_t last = t.offset();
-  for (int d = 0; d < t.dim(); ++d) last += (t.shape()[d] - 1) * t.strides()[d];
+ByteRange byte_range(const Tensor& t) {  // t has elements (its callers check numel first)
+  const std::int64_t last = ViewExtent(t.offset(), t.shape(), t.strides()).last();
   const auto item = std::int64_t(t.itemsize());
   return {t.offset() * item, last * item + item - 1};
 }
