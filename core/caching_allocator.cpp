@@ -28,8 +28,9 @@ std::string human_bytes(std::uint64_t b) {
 }  // namespace
 
 CachingAllocator::~CachingAllocator() {
-  std::lock_guard lock(mutex_);
-  flush_pool();
+  // The device's mutex is gone already (it is declared after the allocator), and no other
+  // thread can hold a handle to a device being destroyed.
+  for (const DeviceMemory& mem : take_pool()) device_.free(mem);
 }
 
 std::size_t CachingAllocator::size_class(std::size_t bytes) {
@@ -47,12 +48,21 @@ std::optional<DeviceMemory> CachingAllocator::take_from_pool(std::size_t size) {
   return mem;
 }
 
-void CachingAllocator::flush_pool() {
+std::vector<DeviceMemory> CachingAllocator::take_pool() {
+  std::vector<DeviceMemory> out;
+  out.reserve(pool_.size());
   for (auto& [size, mem] : pool_) {
-    device_.free(mem);
+    out.push_back(mem);
     stats_.reserved -= size;
   }
   pool_.clear();
+  return out;
+}
+
+void CachingAllocator::free_to_device(const std::vector<DeviceMemory>& blocks) {
+  if (blocks.empty()) return;
+  std::lock_guard device_lock(device_mutex_);
+  for (const DeviceMemory& mem : blocks) device_.free(mem);
 }
 
 AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
@@ -70,6 +80,7 @@ AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
   }
   auto try_driver = [&]() -> std::optional<DeviceMemory> {
     try {
+      std::lock_guard device_lock(device_mutex_);
       return device_.allocate(size);
     } catch (const OutOfMemory&) {
       return std::nullopt;
@@ -78,22 +89,29 @@ AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
   std::optional<DeviceMemory> mem = try_driver();
   if (!mem) {
     std::vector<Reclaimer> to_run;
+    std::vector<DeviceMemory> flushed;
     {
       std::lock_guard lock(mutex_);
       ++stats_.oom_retries;
-      flush_pool();
+      flushed = take_pool();
       for (auto& [id, r] : reclaimers_) to_run.push_back(r);
     }
+    free_to_device(flushed);
     for (auto& r : to_run) r();
     {
       std::lock_guard lock(mutex_);
-      flush_pool();  // reclaimers may have released tensors into the pool
+      flushed = take_pool();  // reclaimers may have released tensors into the pool
     }
+    free_to_device(flushed);
     mem = try_driver();
+  }
+  MemoryInfo info;
+  if (!mem) {
+    std::lock_guard device_lock(device_mutex_);
+    info = device_.memory_info();
   }
   std::lock_guard lock(mutex_);
   if (!mem) {
-    const MemoryInfo info = device_.memory_info();
     throw OutOfMemory(
         device_.id().str(), bytes, info.free, stats_.reserved, stats_.allocated,
         "Out of memory on " + device_.display_name() + ": requested " + human_bytes(bytes) +
@@ -118,8 +136,12 @@ void CachingAllocator::release(AllocatedBlock block) {
 }
 
 void CachingAllocator::empty_cache() {
-  std::lock_guard lock(mutex_);
-  flush_pool();
+  std::vector<DeviceMemory> flushed;
+  {
+    std::lock_guard lock(mutex_);
+    flushed = take_pool();
+  }
+  free_to_device(flushed);
 }
 
 AllocatorStats CachingAllocator::stats() const {
