@@ -94,8 +94,7 @@ VulkanDevice::~VulkanDevice() {
   // to stderr, where tests/conformance/run_with_validation.py fails on it.
   if (log_) {
     std::lock_guard<std::mutex> lock(log_->mutex);
-    for (const std::string& m : log_->messages) std::fprintf(stderr, "%s
-", m.c_str());
+    for (const std::string& m : log_->messages) std::fprintf(stderr, "%s\n", m.c_str());
     log_->messages.clear();
   }
 }

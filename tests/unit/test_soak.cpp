@@ -189,8 +189,8 @@ TEST_CASE("threads on the host and a GPU at once equal single-threaded runs") {
 
 TEST_CASE("a fault in every family that can fault, then 100 correct ops on the same device") {
   struct Faulting {
-    const char* family;
-    const char* op;
+    std::string family;  // strings, so that CAPTURE prints them
+    std::string op;
     std::function<Tensor(const Device&)> run;
   };
   const auto i64 = [](std::vector<std::int64_t> v, const Shape& s, const Device& d) {
@@ -206,7 +206,7 @@ TEST_CASE("a fault in every family that can fault, then 100 correct ops on the s
        [&](const Device& d) {
          return ops::index_select(Tensor::ones({3, 4}, DType::kFloat32, d), 1, i64({0, 4}, {2}, d));
        }},
-      {"scatter", "index_add_",
+      {"scatter", "index_add",
        [&](const Device& d) {
          const Tensor self = Tensor::zeros({3, 4}, DType::kFloat32, d);
          return ops::index_add_(self, 0, i64({1, 3}, {2}, d),
