@@ -17,7 +17,7 @@ for f in nbx bench/nbx-bench-gpu bench/vk-attention-bench bench/scatter-passes b
   tests/unit/test_allocator tests/unit/test_reduce tests/unit/test_reduce_wave2 tests/unit/test_softmax_norm \
   tests/unit/test_creation tests/unit/test_shape tests/unit/test_cast tests/unit/test_elementwise_binary \
   tests/unit/test_elementwise_unary tests/unit/test_elementwise_promotion tests/unit/test_elementwise_ternary \
-  tests/unit/test_dlpack tests/unit/test_event tests/unit/test_format tests/unit/test_npy tests/unit/test_collectives tests/nbx-tensor-parallel tests/large/test_large_tensors \
+  tests/unit/test_dlpack tests/unit/test_event tests/unit/test_format tests/unit/test_npy tests/unit/test_collectives tests/unit/test_device_copy tests/unit/test_views_that_lie tests/unit/test_soak tests/nbx-tensor-parallel tests/large/test_large_tensors \
   'python/nbxtensor*.so' tests/torch/torch_diff_runner; do
   for g in "$src"/$f; do
     [ -f "$g" ] && [ -x "$g" -o "${g%.so}" != "$g" ] || continue

@@ -37,7 +37,7 @@ if [ ! -f "$PYMOD/nbxtensor$SUFFIX" ]; then
   FLAGS="-std=c++20 -O2 -fPIC -fvisibility=hidden -I. -I$B -I$B/include $(python3 -m pybind11 --includes)"
   step python_module 400 bash -c "ls python/*.cpp $B/python/ops_bindings_*.cpp |
     xargs -P 16 -I{} sh -c 'c++ $FLAGS -c {} -o $PYMOD/\$(basename {} .cpp).o' &&
-    c++ -shared $PYMOD/*.o -L$B -lnbx -Wl,-rpath,$PWD/$B -o $PYMOD/nbxtensor$SUFFIX"
+    c++ -shared $PYMOD/*.o $PWD/$B/libnbx.so.0.1 -Wl,-rpath,$PWD/$B -o $PYMOD/nbxtensor$SUFFIX"
   tail -5 "$O/python_module.log"
 fi
 export PYTHONPATH=$PYMOD

@@ -5,12 +5,17 @@
 //   that need not be present (or a path to a .yml) nbx caps --diff A B           two devices or
 //   architectures side by side, differences marked
 //   --json                        machine-readable (schema "nbx.caps/1", README's "JSON output"):
-//                                 each capability as {"value": …, "source": …}
+//                                 each capability as {"value": …, "source": …}, and a present
+//                                 device's "topology" (peer access, NVLink, nvidia-smi topo's
+//                                 connection kinds; printed after the table without --json)
 //   --overlay FILE                lay an overlay on top (default: $NBX_DEVICE_OVERLAY)
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "cli/cli_commands.hpp"
 #include "cli/cli_main_commands.hpp"
@@ -50,6 +55,18 @@ Capabilities caps_of_device(const DeviceId& id, const std::string& overlay) {
   return resolve_capabilities(id.backend, p, display_name(id, p), overlay);
 }
 
+bool looks_like_device(const std::string& text);
+
+// The properties of the present device `o.device` names; none for an architecture.
+std::optional<DeviceProperties> present_properties(const CapsOptions& o) {
+  if (o.device.empty() || !looks_like_device(o.device) || o.device.find('/') != std::string::npos)
+    return std::nullopt;
+  const DeviceId id = DeviceId::parse(o.device);
+  DeviceListing listing = backend_by_name(id.backend).list_devices();
+  if (id.index < 0 || id.index >= static_cast<int>(listing.devices.size())) return std::nullopt;
+  return listing.devices[static_cast<std::size_t>(id.index)];
+}
+
 bool looks_like_device(const std::string& text) {
   auto colon = text.find(':');
   std::string backend = text.substr(0, colon);
@@ -62,6 +79,29 @@ Capabilities caps_of(const std::string& target, const CapsOptions& o) {
   if (looks_like_device(target) && target.find('/') == std::string::npos)
     return caps_of_device(DeviceId::parse(target), o.overlay);
   return capabilities_for_arch(target, o.backend, o.overlay);
+}
+
+// The device's topology facts (extra["topology.*"]: peer access per pair, NVLink links, the
+// connection kind as nvidia-smi topo names it), with the "topology." prefix dropped.
+std::vector<std::pair<std::string, std::string>> topology_of(const DeviceProperties& p) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::string prefix = "topology.";
+  for (const auto& [k, v] : p.extra)
+    if (k.rfind(prefix, 0) == 0) out.emplace_back(k.substr(prefix.size()), v);
+  return out;
+}
+
+void print_topology(const DeviceProperties& p) {
+  const auto facts = topology_of(p);
+  if (facts.empty()) return;
+  std::printf("  topology\n");
+  for (const auto& [k, v] : facts) std::printf("    %-30s %s\n", k.c_str(), v.c_str());
+}
+
+Json topology_json(const DeviceProperties& p) {
+  Json out = Json::object();
+  for (const auto& [k, v] : topology_of(p)) out[k] = v;
+  return out;
 }
 
 void print_caps(const Capabilities& c) {
@@ -86,11 +126,16 @@ void print_caps(const Capabilities& c) {
 
 // Every `caps --json` in one shape (README, "JSON output"): the schema, the devices described,
 // the backends or devices that are absent and why, and for --diff the keys that differ.
+// A present device's entry also carries "topology" (its facts; {} for an architecture).
 void print_caps_json(const std::vector<Capabilities>& devices, const Json& unavailable,
-                     const std::vector<std::string>* differences = nullptr) {
+                     const std::vector<std::string>* differences = nullptr,
+                     const std::vector<Json>* topologies = nullptr) {
   Json out = {{"schema", "nbx.caps/1"}, {"devices", Json::array()}, {"unavailable", unavailable}};
-  for (const Capabilities& c : devices)
-    out["devices"].push_back(Json::parse(capabilities_to_json(c)));
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    Json d = Json::parse(capabilities_to_json(devices[i]));
+    d["topology"] = topologies && i < topologies->size() ? (*topologies)[i] : Json::object();
+    out["devices"].push_back(std::move(d));
+  }
   if (differences) out["differences"] = *differences;
   std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
@@ -123,6 +168,7 @@ void run_diff(const CapsOptions& o) {
 
 void run_all_present(const CapsOptions& o) {
   std::vector<Capabilities> devices;
+  std::vector<Json> topologies;
   Json unavailable = Json::array();
   bool first = true;
   for_each_device(
@@ -130,17 +176,19 @@ void run_all_present(const CapsOptions& o) {
         Capabilities c = resolve_capabilities(id.backend, p, display_name(id, p), o.overlay);
         if (o.json) {
           devices.push_back(std::move(c));
+          topologies.push_back(topology_json(p));
           return;
         }
         if (!first) std::printf("\n");
         print_caps(c);
+        print_topology(p);
         first = false;
       },
       [&](const std::string& backend, const char* what, const std::string& reason) {
         unavailable.push_back({{"backend", backend}, {"reason", reason}});
         if (!o.json) std::printf("%s: %s (%s)\n\n", backend.c_str(), what, reason.c_str());
       });
-  if (o.json) print_caps_json(devices, unavailable);
+  if (o.json) print_caps_json(devices, unavailable, nullptr, &topologies);
 }
 
 void run_caps(const CapsOptions& o) {
@@ -148,10 +196,13 @@ void run_caps(const CapsOptions& o) {
   if (!o.arch.empty() || !o.device.empty()) {
     Capabilities c =
         o.arch.empty() ? caps_of(o.device, o) : capabilities_for_arch(o.arch, o.backend, o.overlay);
+    const std::optional<DeviceProperties> p = present_properties(o);
+    const std::vector<Json> topology{p ? topology_json(*p) : Json::object()};
     if (o.json)
-      print_caps_json({c}, Json::array());
+      print_caps_json({c}, Json::array(), nullptr, &topology);
     else
       print_caps(c);
+    if (!o.json && p) print_topology(*p);
     return;
   }
   run_all_present(o);

@@ -1,7 +1,8 @@
 // `nbx explain OP --dtype D[,D…] --shape S[;S…] [--device DEV | --arch A] [--overlay F]
 // [--groups G] [--causal] [--json]` prints the decision an op's wrapper takes on a device (present
 // or not), without running — exit status 3 when that decision is a refusal; `nbx explain --list
-// [--json]` lists every op it knows, `--list-ops` their names.
+// [--json]` lists every op it knows, `--list-ops` their names; `nbx explain to --dtype D
+// --shape S --device A --to B` the route Tensor::to takes between two present devices.
 #include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "core/capability_resolver.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
+#include "core/ops/copy_route.hpp"
 #include "core/ops/explain.hpp"
 #include "core/ops/op_catalog.hpp"
 
@@ -22,7 +24,7 @@ namespace nbx::cli {
 namespace {
 
 struct ExplainOptions {
-  std::string op, dtypes, shapes, device, arch, overlay;
+  std::string op, dtypes, shapes, device, arch, overlay, to;
   std::string groups = "1";
   bool causal = false;
   bool json = false;
@@ -107,6 +109,17 @@ void run_explain(const ExplainOptions& o) {
       o.groups, "explain", "--groups", 1, std::numeric_limits<std::int64_t>::max()));
   if (!o.device.empty() && !o.arch.empty())
     throw InvalidArgument("explain", "explain: give --device or --arch, not both.");
+  if (!o.to.empty()) {
+    // Tensor::to(device): the route between two present devices (the runtime is asked).
+    if (o.op != "to" || !o.arch.empty() || dtypes.size() != 1 || shapes.size() > 1)
+      throw InvalidArgument("explain",
+                            "explain: --to goes with op 'to', one --dtype, at most "
+                            "one --shape and a present --device (not --arch).");
+    const Device from = o.device.empty() ? default_device() : open(o.device);
+    const ops::OpExplanation e =
+        ops::explain_copy_route(dtypes[0], shapes.empty() ? Shape{} : shapes[0], from, open(o.to));
+    return o.json ? print_json(e) : print_text(e);
+  }
   Capabilities caps;
   std::string id, name;
   std::optional<Device> present;  // open while explain asks its has_kernel() (matmul variants)
@@ -146,6 +159,8 @@ void register_explain_command(CLI::App& app) {
   cmd->add_option("--arch", o.arch,
                   "An architecture by device file (nvidia/sm_70, amd/gfx90a, a .yml).");
   cmd->add_option("--overlay", o.overlay, "A device-file overlay restricting the capabilities.");
+  cmd->add_option("--to", o.to,
+                  "With op 'to': the target device; shows the copy's route from --device.");
   cmd->add_option("--groups", o.groups, "group_norm's num_groups (default 1).");
   cmd->add_flag("--causal", o.causal, "scaled_dot_product_attention's is_causal.");
   cmd->add_flag("--list", o.list, "List every op explain knows, with an example call.");

@@ -133,6 +133,40 @@ void BackendDevice::copy_on_device(DeviceMemory dst, std::size_t dst_offset, Dev
   copy_on_device_impl(dst, dst_offset, src, src_offset, bytes);
 }
 
+const char* peer_route_name(PeerRoute route) {
+  switch (route) {
+    case PeerRoute::kPeer:
+      return "peer";
+    case PeerRoute::kStaged:
+      return "staged";
+    case PeerRoute::kNone:
+      break;
+  }
+  return "none";
+}
+
+PeerRoute BackendDevice::peer_route(const BackendDevice& src, std::string* why) const {
+  if (&src == this || src.id().backend != id().backend) {
+    if (why) *why = &src == this ? "the same device" : "devices of two backends";
+    return PeerRoute::kNone;
+  }
+  return peer_route_impl(src, why);
+}
+
+void BackendDevice::copy_from_peer(DeviceMemory dst, std::size_t dst_offset, BackendDevice& src,
+                                   DeviceMemory src_memory, std::size_t src_offset,
+                                   std::size_t bytes) {
+  if (bytes == 0) return;
+  if (peer_route(src) == PeerRoute::kNone)
+    throw InvalidArgument("to", "copy_from_peer: " + display_name() + " has no route from " +
+                                    src.display_name() + " (stage through host memory).");
+  require_owned("copy_from_peer", {dst});
+  src.require_owned("copy_from_peer", {src_memory});
+  check_range(*this, "copy_from_peer", dst, dst_offset, bytes);
+  check_range(src, "copy_from_peer", src_memory, src_offset, bytes);
+  copy_from_peer_impl(dst, dst_offset, src, src_memory, src_offset, bytes);
+}
+
 void BackendDevice::synchronize() {
   synchronize_impl();
 }
@@ -177,13 +211,22 @@ void BackendDevice::launch(const KernelLaunch& launch) {
                       check.op_name() + " on " + display_name() + ": this device does not offer " +
                           name + "; refused.");
   }
+  bool writes_lent = false;
   {
     std::lock_guard<std::mutex> lock(owned_mutex_);  // once per launch, not per buffer
-    for (const KernelBuffer& b : launch.buffers) check_owned(family, b.memory);
+    for (const KernelBuffer& b : launch.buffers) {
+      check_owned(family, b.memory);
+      writes_lent = writes_lent || (b.written && borrowed_.count(b.memory.handle) > 0);
+    }
   }
   ++launches_;
   const int ran = launch_impl(launch);
   last_launch_ = {launch.family, ran};
+  // A write into memory another library lent (DLPack) goes on the device's queue at once, not
+  // into a batch of small launches (GpuDevice's elementwise batch): that library's next work
+  // on its own stream must be able to follow it (the legacy default stream orders after ours;
+  // seen on the H100: PyTorch read a borrowed view before nbx's queued fill_ ran).
+  if (writes_lent) (void)native_queue_impl();
   if (ran != variant)
     throw Internal(check.op_name() + " on " + display_name() + ": the backend ran " +
                    variant_name(launch.family, ran) + " where the launch asked for " +

@@ -106,6 +106,14 @@ struct MemoryInfo {
 
 class CachingAllocator;  // core/caching_allocator.hpp
 
+// How bytes go from one device to another of the same backend (Tensor::to, core/ops/copy.cpp).
+enum class PeerRoute {
+  kNone,    // the backend has no copy between its devices: core stages through host memory
+  kPeer,    // the runtime copies between the two directly (peer access over NVLink or PCIe)
+  kStaged,  // through the backend's pinned host buffers, on the two devices' own queues
+};
+const char* peer_route_name(PeerRoute route);  // "none", "peer", "staged"
+
 // Memory a launcher holds only while it runs (BackendDevice::scratch); it goes back to the
 // device's caching allocator when the block goes out of scope. Move-only.
 class ScratchBlock {
@@ -214,6 +222,18 @@ class BackendDevice {
   // device has no such queue (host, Vulkan). Call with the device's launch mutex held.
   void* native_queue() { return native_queue_impl(); }
 
+  // ---- copies between two devices of one backend (Tensor::to: core/ops/copy.cpp) ----
+  // The route from `src` to this device and, in `why`, what decided it (the runtime's peer
+  // query, or NBX_PEER_COPY=staged). kNone for another backend's device or this device itself.
+  PeerRoute peer_route(const BackendDevice& src, std::string* why = nullptr) const;
+  // Copies `bytes` of `src_memory` (src's) into `dst` (this device's) by peer_route's route,
+  // ordered after the work issued to both devices so far and before what either is issued
+  // next; it may return before the bytes are there. Throws InvalidArgument where the route
+  // is kNone or either memory is not its device's, as copy_on_device checks. Call with both
+  // devices' launch mutexes held.
+  void copy_from_peer(DeviceMemory dst, std::size_t dst_offset, BackendDevice& src,
+                      DeviceMemory src_memory, std::size_t src_offset, std::size_t bytes);
+
  protected:
   BackendDevice(DeviceId id, DeviceProperties properties)
       : id_(std::move(id)), properties_(std::move(properties)) {}
@@ -250,6 +270,14 @@ class BackendDevice {
   virtual std::unique_ptr<TimingEvent> record_timing_event_impl() { return nullptr; }
   // Optional: see native_queue; default nullptr.
   virtual void* native_queue_impl() { return nullptr; }
+  // Optional: see peer_route and copy_from_peer; src is another device of this backend,
+  // both memories checked. Default kNone, which copy_from_peer refuses.
+  virtual PeerRoute peer_route_impl(const BackendDevice& /*src*/, std::string* /*why*/) const {
+    return PeerRoute::kNone;
+  }
+  virtual void copy_from_peer_impl(DeviceMemory /*dst*/, std::size_t /*dst_offset*/,
+                                   BackendDevice& /*src*/, DeviceMemory /*src_memory*/,
+                                   std::size_t /*src_offset*/, std::size_t /*bytes*/) {}
 
   // Throws InvalidArgument unless each non-empty memory is a live allocation or borrow of
   // this device of at least memory.bytes bytes (an allocation only, without lent_ok);

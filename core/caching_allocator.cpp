@@ -30,8 +30,16 @@ std::string human_bytes(std::uint64_t b) {
 }  // namespace
 
 CachingAllocator::~CachingAllocator() {
-  std::lock_guard lock(mutex_);
-  flush_pool();
+  // The device's mutex is gone already (it is declared after the allocator), and no other
+  // thread can hold a handle to a device being destroyed. A lost device fails every free
+  // (DeviceLost, seen under compute-sanitizer's synccheck): a destructor must not throw — that
+  // is std::terminate at exit — and the driver takes the memory back with its context.
+  for (const DeviceMemory& mem : take_pool()) {
+    try {
+      device_.free(mem);
+    } catch (const Error&) {
+    }
+  }
 }
 
 std::size_t CachingAllocator::size_class(std::size_t bytes) {
@@ -49,16 +57,25 @@ std::optional<DeviceMemory> CachingAllocator::take_from_pool(std::size_t size) {
   return mem;
 }
 
-void CachingAllocator::flush_pool() {
+std::vector<DeviceMemory> CachingAllocator::take_pool() {
+  std::vector<DeviceMemory> out;
+  out.reserve(pool_.size());
   for (auto& [size, mem] : pool_) {
-    device_.free(mem);
+    out.push_back(mem);
     stats_.reserved -= size;
   }
   pool_.clear();
+  return out;
 }
 
-OutOfMemory CachingAllocator::out_of_memory(std::uint64_t bytes, const char* tried) const {
-  const MemoryInfo info = device_.memory_info();
+void CachingAllocator::free_to_device(const std::vector<DeviceMemory>& blocks) {
+  if (blocks.empty()) return;
+  std::lock_guard device_lock(device_mutex_);
+  for (const DeviceMemory& mem : blocks) device_.free(mem);
+}
+
+OutOfMemory CachingAllocator::out_of_memory(std::uint64_t bytes, const MemoryInfo& info,
+                                            const char* tried) const {
   return OutOfMemory(
       device_.id().str(), bytes, info.free, stats_.reserved, stats_.allocated,
       "Out of memory on " + device_.display_name() + ": requested " +
@@ -74,8 +91,13 @@ AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
   // Its size class would wrap (a request of 2^64 - 1 rounded up to 0 bytes and "succeeded");
   // no device has 2^63 bytes, so such a request is refused without asking the driver.
   if (bytes > kMaxRequest) {
+    MemoryInfo info;
+    {
+      std::lock_guard device_lock(device_mutex_);
+      info = device_.memory_info();
+    }
     std::lock_guard lock(mutex_);
-    throw out_of_memory(bytes, "more than any device addresses; not attempted");
+    throw out_of_memory(bytes, info, "more than any device addresses; not attempted");
   }
   const std::size_t size = size_class(bytes);
   {
@@ -90,6 +112,7 @@ AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
   }
   auto try_driver = [&]() -> std::optional<DeviceMemory> {
     try {
+      std::lock_guard device_lock(device_mutex_);
       return device_.allocate(size);
     } catch (const OutOfMemory&) {
       return std::nullopt;
@@ -98,21 +121,29 @@ AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
   std::optional<DeviceMemory> mem = try_driver();
   if (!mem) {
     std::vector<Reclaimer> to_run;
+    std::vector<DeviceMemory> flushed;
     {
       std::lock_guard lock(mutex_);
       ++stats_.oom_retries;
-      flush_pool();
+      flushed = take_pool();
       for (auto& [id, r] : reclaimers_) to_run.push_back(r);
     }
+    free_to_device(flushed);
     for (auto& r : to_run) r();
     {
       std::lock_guard lock(mutex_);
-      flush_pool();  // reclaimers may have released tensors into the pool
+      flushed = take_pool();  // reclaimers may have released tensors into the pool
     }
+    free_to_device(flushed);
     mem = try_driver();
   }
+  MemoryInfo info;
+  if (!mem) {
+    std::lock_guard device_lock(device_mutex_);
+    info = device_.memory_info();
+  }
   std::lock_guard lock(mutex_);
-  if (!mem) throw out_of_memory(bytes, "the cache was emptied and the request retried");
+  if (!mem) throw out_of_memory(bytes, info, "the cache was emptied and the request retried");
   mem->bytes = size;
   stats_.allocated += size;
   stats_.reserved += size;
@@ -130,8 +161,12 @@ void CachingAllocator::release(AllocatedBlock block) {
 }
 
 void CachingAllocator::empty_cache() {
-  std::lock_guard lock(mutex_);
-  flush_pool();
+  std::vector<DeviceMemory> flushed;
+  {
+    std::lock_guard lock(mutex_);
+    flushed = take_pool();
+  }
+  free_to_device(flushed);
 }
 
 AllocatorStats CachingAllocator::stats() const {

@@ -3,7 +3,9 @@
 // Freed blocks go back to a pool by size class and are reused, so steady-state tensor
 // traffic never reaches the driver. On out-of-memory it returns the whole pool to the
 // backend, runs the registered reclaimers, retries once, and only then throws OutOfMemory
-// with requested / free / reserved / allocated bytes. Thread-safe.
+// with requested / free / reserved / allocated bytes. Thread-safe: its calls into the device
+// (allocate, free, memory_info) hold the device's launch mutex, as launches do, since a
+// BackendDevice is used from one thread at a time.
 #pragma once
 
 #include <cstddef>
@@ -12,11 +14,17 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "core/errors.hpp"
 
 namespace nbx {
+
+// A device's launch mutex. Recursive because a host launch, which holds it, takes its scratch
+// rows from this allocator (BackendDevice::scratch), and the allocator takes it again to call
+// the device.
+using LaunchMutex = std::recursive_mutex;
 
 struct AllocatorStats {
   std::uint64_t allocated = 0;  // bytes held by live blocks (size-class rounded)
@@ -36,7 +44,10 @@ struct AllocatedBlock {
 
 class CachingAllocator {
  public:
-  explicit CachingAllocator(BackendDevice& device) : device_(device) {}
+  // `device_mutex` serialises this allocator's calls into `device` with everything else done
+  // on it (DeviceContext passes its launch mutex); it is not used by the destructor.
+  CachingAllocator(BackendDevice& device, LaunchMutex& device_mutex)
+      : device_(device), device_mutex_(device_mutex) {}
   ~CachingAllocator();
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
@@ -64,10 +75,13 @@ class CachingAllocator {
  private:
   std::optional<DeviceMemory> take_from_pool(std::size_t size);  // lock held
   // The error for `bytes` with this allocator's figures, `tried` saying what was done.
-  OutOfMemory out_of_memory(std::uint64_t bytes, const char* tried) const;  // lock held
-  void flush_pool();                                                        // lock held
+  OutOfMemory out_of_memory(std::uint64_t bytes, const MemoryInfo& info,
+                            const char* tried) const;            // lock held
+  std::vector<DeviceMemory> take_pool();                         // lock held
+  void free_to_device(const std::vector<DeviceMemory>& blocks);  // lock not held
 
   BackendDevice& device_;
+  LaunchMutex& device_mutex_;
   mutable std::mutex mutex_;
   std::multimap<std::size_t, DeviceMemory> pool_;
   AllocatorStats stats_;

@@ -260,11 +260,11 @@ struct CallBuilder {
                                                 std::vector<Tensor>{}));
     }
     // Every local device's launch mutex, in one global order (their contexts' addresses).
-    std::vector<std::mutex*> mutexes;
+    std::vector<LaunchMutex*> mutexes;
     for (const Device& d : comm.devices) mutexes.push_back(&d.context().launch_mutex());
     std::sort(mutexes.begin(), mutexes.end());
-    std::vector<std::unique_lock<std::mutex>> locks;
-    for (std::mutex* m : mutexes) locks.emplace_back(*m);
+    std::vector<std::unique_lock<LaunchMutex>> locks;
+    for (LaunchMutex* m : mutexes) locks.emplace_back(*m);
     auto completion = comm.group->run(call);
     return Work(std::make_shared<Work::State>(std::move(completion), std::move(keep)));
   }

@@ -16,8 +16,22 @@ std::mutex& registry_mutex() {
 }
 
 std::map<DeviceId, std::shared_ptr<DeviceContext>>& open_devices() {
-  static auto* devices = new std::map<DeviceId, std::shared_ptr<DeviceContext>>();
-  return *devices;
+  static std::map<DeviceId, std::shared_ptr<DeviceContext>> devices;
+  return devices;
+}
+
+// At exit: drops the registry's share of every device (each closes with its last handle, so a
+// device a static object still holds closes when that object goes), then the backends. Runs
+// before the exit handlers a vendor runtime registered while a device opened (it is
+// registered after each open), so a driver still has its threads while its devices close.
+void close_devices_at_exit() {
+  std::map<DeviceId, std::shared_ptr<DeviceContext>> closing;
+  {
+    std::lock_guard lock(registry_mutex());
+    closing.swap(open_devices());
+  }
+  closing.clear();
+  release_backends_at_exit();
 }
 
 }  // namespace
@@ -26,7 +40,7 @@ DeviceContext::DeviceContext(std::unique_ptr<BackendDevice> device, Capabilities
     : device_(std::move(device)),
       id_string_(device_->id().str()),
       display_name_(device_->display_name()),
-      allocator_(*device_),
+      allocator_(*device_, launch_mutex_),
       caps_(std::move(caps)) {
   device_->attach_allocator(&allocator_);
   if (!caps_.overlay.empty())
@@ -53,6 +67,7 @@ Device open(const DeviceId& id) {
   Capabilities caps = resolve_capabilities(id.backend, dev->properties(), dev->display_name());
   auto ctx = std::make_shared<DeviceContext>(std::move(dev), std::move(caps));
   devices.emplace(id, ctx);
+  std::atexit(close_devices_at_exit);
   return Device(ctx);
 }
 

@@ -25,7 +25,7 @@ class DeviceContext {
   BackendDevice& backend_device() { return *device_; }
   CachingAllocator& allocator() { return allocator_; }
   const Capabilities& capabilities() const { return caps_; }
-  std::mutex& launch_mutex() { return launch_mutex_; }
+  LaunchMutex& launch_mutex() { return launch_mutex_; }
   // Names computed once at open: every op passes them to its planner.
   const std::string& id_string() const { return id_string_; }
   const std::string& display_name() const { return display_name_; }
@@ -36,7 +36,7 @@ class DeviceContext {
   std::string display_name_;
   CachingAllocator allocator_;
   Capabilities caps_;
-  std::mutex launch_mutex_;
+  LaunchMutex launch_mutex_;
 };
 
 class Device {

@@ -38,11 +38,14 @@ bool Event::recorded() const {
 void Event::record() {
   DeviceContext& ctx = device_.context();
   BackendDevice& backend = ctx.backend_device();
+  // The stamp is allocated before the launch mutex is taken: the caching allocator takes that
+  // mutex itself to call the device.
+  if (!native_ && !stamp_ && backend.offers(KernelFamily::kTimestamp))
+    stamp_ = std::make_shared<Storage>(device_, sizeof(std::uint64_t));
   std::lock_guard lock(ctx.launch_mutex());
   if (std::unique_ptr<TimingEvent> native = backend.record_timing_event()) {
     native_ = std::move(native);
   } else if (backend.offers(KernelFamily::kTimestamp)) {
-    if (!stamp_) stamp_ = std::make_shared<Storage>(device_, sizeof(std::uint64_t));
     const std::int64_t slot = 0;
     const KernelBuffer buffers[] = {{stamp_->memory(), true}};
     backend.launch({KernelFamily::kTimestamp, buffers, std::as_bytes(std::span(&slot, 1))});

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -51,10 +52,23 @@ std::vector<std::filesystem::path> module_candidates(const std::string& name) {
   return out;
 }
 
-// Loads a vendor module; on failure returns nullptr and says why in `reason`. The handle
-// is never closed: backends live for the whole process.
-Backend* load_vendor_backend(const std::string& name, std::string& reason) {
-  std::string errors;
+// Destroys a backend the way it was made: a vendor module's through its own
+// nbx_backend_destroy_v1 (its allocator, its destructor), the host's with delete.
+struct BackendDeleter {
+  BackendDestroyFn destroy = nullptr;
+  void operator()(Backend* b) const {
+    if (destroy)
+      destroy(b);
+    else
+      delete b;
+  }
+};
+using OwnedBackend = std::unique_ptr<Backend, BackendDeleter>;
+
+// Loads a vendor module; on failure returns null and says why in `reason`. The handle is
+// never closed: devices and tensors the program still holds at exit run the module's code
+// after the backend object is gone (a Vulkan device keeps its instance alive by itself).
+OwnedBackend load_vendor_backend(const std::string& name, std::string& reason) {
   for (const auto& path : module_candidates(name)) {
     if (!std::filesystem::exists(path)) continue;
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -65,12 +79,14 @@ Backend* load_vendor_backend(const std::string& name, std::string& reason) {
       return nullptr;
     }
     auto create = reinterpret_cast<BackendCreateFn>(dlsym(handle, kBackendEntryPoint));
-    if (!create) {
-      reason = "module " + path.string() + " has no " + kBackendEntryPoint;
+    auto destroy = reinterpret_cast<BackendDestroyFn>(dlsym(handle, kBackendDestroyEntryPoint));
+    if (!create || !destroy) {
+      reason = "module " + path.string() + " has no " +
+               (create ? kBackendDestroyEntryPoint : kBackendEntryPoint);
       return nullptr;
     }
     try {
-      return create();
+      return OwnedBackend(create(), BackendDeleter{destroy});
     } catch (const Error& e) {
       reason = e.what();
       return nullptr;
@@ -82,40 +98,57 @@ Backend* load_vendor_backend(const std::string& name, std::string& reason) {
 }
 
 // The backends' slots: host first, then the vendors in kVendorBackends' order. Each loads at
-// its first use (host_device() loads no vendor module, cuda:0 no Vulkan loader), once. The
-// slots are never destroyed: devices — never closed either (device.cpp) — hold their
-// backends' instances to the end of the process, and the backends stay reachable for leak
-// checkers instead of being lost with a static vector at exit.
+// its first use (host_device() loads no vendor module, cuda:0 no Vulkan loader), once.
 struct Slot {
   std::once_flag once;
   BackendStatus status;
+  OwnedBackend owner;
 };
 constexpr std::size_t kSlots = 1 + std::size(kVendorBackends);
 std::string_view slot_name(std::size_t i) {
   return i == 0 ? "host" : kVendorBackends[i - 1].name;
 }
 
+// Set once release_backends_at_exit has run: later lookups throw instead of reviving a slot.
+std::atomic<bool> released{false};
+
+std::array<Slot, kSlots>& slots() {
+  static std::array<Slot, kSlots> all;
+  return all;
+}
+
 Slot& loaded_slot(std::size_t i) {
-  static auto* slots = new std::array<Slot, kSlots>();
-  Slot& s = (*slots)[i];
+  Slot& s = slots()[i];
   std::call_once(s.once, [&] {
     if (i == 0) {
-      static auto* host_backend = new host::HostBackend();
-      s.status = {"host", true, host_backend, ""};
+      s.owner = OwnedBackend(new host::HostBackend());
+      s.status = {"host", true, s.owner.get(), ""};
       return;
     }
     const VendorBackend& v = kVendorBackends[i - 1];
     s.status = {v.name, v.compiled_in, nullptr, ""};
-    if (!v.compiled_in)
+    if (!v.compiled_in) {
       s.status.unavailable_reason =
           "not compiled in (configure with -D" + s.status.name + "=enabled)";
-    else
-      s.status.backend = load_vendor_backend(s.status.name, s.status.unavailable_reason);
+      return;
+    }
+    s.owner = load_vendor_backend(s.status.name, s.status.unavailable_reason);
+    s.status.backend = s.owner.get();
+    // After the vendor runtime registered its own exit handlers (a driver's worker threads
+    // are stopped by one), so this one runs first and the backend goes while the runtime
+    // still works.
+    if (s.owner) std::atexit(release_backends_at_exit);
   });
   return s;
 }
 
 }  // namespace
+
+void release_backends_at_exit() {
+  if (released.exchange(true)) return;
+  // Vendors first, in reverse load order of the list; the host last.
+  for (std::size_t i = kSlots; i-- > 0;) slots()[i].owner.reset();
+}
 
 const std::vector<BackendStatus>& backend_statuses() {
   static const std::vector<BackendStatus> statuses = [] {
@@ -129,6 +162,10 @@ const std::vector<BackendStatus>& backend_statuses() {
 Backend& backend_by_name(std::string_view name) {
   for (std::size_t i = 0; i < kSlots; ++i) {
     if (slot_name(i) != name) continue;
+    if (released.load())
+      throw Unavailable(
+          std::string(name), "the process is exiting",
+          "The " + std::string(name) + " backend is unavailable: the process is exiting.");
     const BackendStatus& s = loaded_slot(i).status;
     if (!s.backend)
       throw Unavailable(s.name, s.unavailable_reason,

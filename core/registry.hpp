@@ -5,7 +5,11 @@
 //
 // A vendor module `libnbx_backend_<name>.so` exports
 //     extern "C" nbx::Backend* nbx_backend_create_v1();
-// returning a heap-allocated Backend (owned by the registry), or throwing nbx::Unavailable.
+// returning a heap-allocated Backend (owned by the registry), or throwing nbx::Unavailable, and
+//     extern "C" void nbx_backend_destroy_v1(nbx::Backend*);
+// which the registry calls at exit. A module lacking either is unavailable. Module handles are
+// never closed. A BackendDevice must not use its Backend after open() returns: devices the
+// program still holds at exit outlive the backends.
 // Modules are searched in $NBX_BACKEND_PATH (':'-separated), then beside libnbx.so, in its
 // `backends/<name>/` subfolder (the build tree's layout) and in its `nbxtensor/` subfolder
 // (the installed layout, <libdir>/nbxtensor/).
@@ -21,7 +25,9 @@ namespace nbx {
 
 // The entry point name every vendor module exports.
 inline constexpr const char* kBackendEntryPoint = "nbx_backend_create_v1";
+inline constexpr const char* kBackendDestroyEntryPoint = "nbx_backend_destroy_v1";
 using BackendCreateFn = Backend* (*)();
+using BackendDestroyFn = void (*)(Backend*);
 
 struct BackendStatus {
   std::string name;            // "host", "cuda", "hip", "vulkan"
@@ -38,5 +44,12 @@ const std::vector<BackendStatus>& backend_statuses();
 // The loaded backend of that name. Throws Unavailable with the reason when it is not
 // compiled in or could not be loaded; InvalidArgument for an unknown name.
 Backend& backend_by_name(std::string_view name);
+
+// Destroys every loaded backend (vendors through their modules' destroy entry point, in
+// reverse list order, then the host). An exit handler: registered when a vendor module loads
+// and by device.cpp after each device opens, so that it runs before the exit handlers the
+// vendor runtimes registered while loading (they stop a driver's threads). Runs once; after
+// it backend_by_name throws Unavailable ("the process is exiting").
+void release_backends_at_exit();
 
 }  // namespace nbx

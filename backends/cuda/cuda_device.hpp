@@ -74,6 +74,22 @@ struct CudaRuntime {
   static Error copy_any_async(void* dst, const void* src, std::size_t n, Stream s) {
     return cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s);
   }
+  // Peer copies (Tensor::to between two CUDA devices).
+  static Error stream_wait_event(Stream s, Event e) { return cudaStreamWaitEvent(s, e, 0); }
+  static Error can_access_peer(int* can, int device, int peer) {
+    return cudaDeviceCanAccessPeer(can, device, peer);
+  }
+  // For the current device; enabling twice is not an error here (and leaves none pending).
+  static Error enable_peer_access(int peer) {
+    const Error e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e != cudaErrorPeerAccessAlreadyEnabled) return e;
+    (void)cudaGetLastError();
+    return cudaSuccess;
+  }
+  static Error copy_peer_async(void* dst, int dst_device, const void* src, int src_device,
+                               std::size_t n, Stream s) {
+    return cudaMemcpyPeerAsync(dst, dst_device, src, src_device, n, s);
+  }
   [[noreturn]] static void fail(Error e, const std::string& call, const std::string& device,
                                 std::size_t requested = 0) {
     throw_error(e, call, device, requested);

@@ -18,6 +18,7 @@ struct OpenedLibrary {
 // Tries each of `names` (sonames: the loader's path, then LD_LIBRARY_PATH), then each name in
 // the folder of the CUDA libraries already in the process (a toolkit keeps its libraries
 // together), in $CUDA_HOME/lib64 and in /usr/local/cuda/lib64; the first that opens wins.
+// NBX_TEST_HIDE_LIBRARY=PREFIX: none opens for names starting with PREFIX (a test hook).
 OpenedLibrary open_vendor_library(const std::vector<std::string>& names);
 
 // Binds `fn` to `name` in `lib`; appends the name to `missing` when it is absent.

@@ -3,6 +3,7 @@
 
 #include "backends/cuda/cuda_device.hpp"
 #include "backends/cuda/cuda_errors.hpp"
+#include "backends/cuda/cuda_topology.hpp"
 #include "backends/gpu_runtime/gpu_properties.hpp"
 #include "nbx_config.h"
 
@@ -56,6 +57,7 @@ DeviceProperties query_properties(int index) {
   // atomicAdd(float*) on global memory flushes subnormal inputs and results whatever -ftz says
   // (NVIDIA's forum, "atomicAdd(float) does not add very small values"): the scatters' sums.
   p.extra["float32_atomic_add_subnormals"] = "flushed to zero (atomicAdd on global memory)";
+  add_topology(index, p);
   return p;
 }
 

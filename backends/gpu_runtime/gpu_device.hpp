@@ -56,6 +56,15 @@ class GpuDevice final : public BackendDevice {
   class StreamEvent;
   // Collectives (NCCL): the stream, after the queued batch, the device current.
   void* native_queue_impl() override;
+  // Copies from another device of this runtime (gpu_device_peer.hpp): the runtime's peer
+  // copy where it says the two can access each other, else through this device's pinned
+  // slots (NBX_PEER_COPY=staged forces that), ordered by events both ways.
+  PeerRoute peer_route_impl(const BackendDevice& src, std::string* why) const override;
+  void copy_from_peer_impl(DeviceMemory dst, std::size_t dst_offset, BackendDevice& src,
+                           DeviceMemory src_memory, std::size_t src_offset,
+                           std::size_t bytes) override;
+  // Makes `stream_` wait for the work issued to `other` so far (an event `other` records).
+  void wait_for(GpuDevice& other);
 
   // One launcher per family, in family order: each reads its parameter block and calls its
   // kernels/gpu launch_family overload (family_launch.hpp). A family the backend does not
@@ -105,6 +114,8 @@ class GpuDevice final : public BackendDevice {
   typename Rt::Stream stream_ = nullptr;
   void* staging_[kStagingSlots] = {};
   typename Rt::Event staging_free_[kStagingSlots] = {};
+  typename Rt::Event handoff_ = nullptr;  // recorded where another device's stream waits
+  std::uint64_t peers_enabled_ = 0;       // bit i: peer access to device i enabled (i < 64)
   int next_slot_ = 0;
   abi::FaultRecord* fault_host_ = nullptr;    // mapped pinned memory
   abi::FaultRecord* fault_device_ = nullptr;  // the same bytes, as kernels address them

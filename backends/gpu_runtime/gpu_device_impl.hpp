@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/gpu_runtime/gpu_device.hpp"
+#include "backends/gpu_runtime/gpu_device_peer.hpp"
 #include "core/errors.hpp"
 #include "kernels/gpu/family_launch.hpp"
 #include "kernels/gpu/matmul_launch.hpp"
@@ -41,6 +42,7 @@ GpuDevice<Rt>::GpuDevice(int index, DeviceProperties properties)
     if (e != Rt::kSuccess) Rt::fail(e, std::string(Rt::kPinnedAlloc) + "(staging)", name_);
     check(Rt::event_create(&staging_free_[s]), "EventCreate");
   }
+  check(Rt::event_create(&handoff_), "EventCreate");
   // Mapped pinned memory: kernels write a fault straight into host memory, and
   // synchronize() reads it without a copy.
   void* fault = nullptr;
@@ -83,6 +85,7 @@ GpuDevice<Rt>::~GpuDevice() {
     (void)Rt::event_destroy(staging_free_[s]);
     (void)Rt::pinned_free(staging_[s]);
   }
+  (void)Rt::event_destroy(handoff_);
   (void)Rt::pinned_free(fault_host_);
   (void)Rt::stream_destroy(stream_);
 }

@@ -63,3 +63,8 @@ class HipBackend final : public Backend {
 extern "C" __attribute__((visibility("default"))) nbx::Backend* nbx_backend_create_v1() {
   return new nbx::hip::HipBackend();
 }
+
+// Its pair: the registry destroys the backend at exit with the module's own delete.
+extern "C" __attribute__((visibility("default"))) void nbx_backend_destroy_v1(nbx::Backend* b) {
+  delete b;
+}

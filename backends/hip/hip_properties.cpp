@@ -49,6 +49,20 @@ DeviceProperties query_properties(int index) {
       std::to_string(prop.maxSharedMemoryPerMultiProcessor);
   p.extra["memory_bus_width_bits"] = std::to_string(prop.memoryBusWidth);
   p.extra["hip_archs_compiled"] = NBX_HIP_ARCHS;
+  // Peer access per pair, as Tensor::to's route asks it; the link kinds (xGMI, PCIe) would
+  // need rocm-smi, which Debian does not package: said, not guessed.
+  p.extra["topology.links"] = "not queried (no rocm-smi library here)";
+  int count = 0;
+  if (hipGetDeviceCount(&count) != hipSuccess) count = 0;
+  if (count <= 1) p.extra["topology.peers"] = "none (the only HIP device)";
+  for (int j = 0; j < count; ++j) {
+    if (j == index) continue;
+    int can = 0;
+    const bool asked = hipDeviceCanAccessPeer(&can, index, j) == hipSuccess;
+    p.extra["topology.peer.hip:" + std::to_string(j)] = !asked ? "peer access unknown"
+                                                        : can  ? "peer access"
+                                                               : "no peer access";
+  }
   return p;
 }
 

@@ -3,7 +3,8 @@
 // One VkInstance over every physical device the loader reports; NBX_VULKAN_DEVICES
 // ("0,2") keeps a subset, renumbered from 0 in the order given. NBX_VULKAN_VALIDATION=1
 // enables VK_LAYER_KHRONOS_validation and a debug messenger whose warnings and errors
-// make the next synchronize() throw.
+// make the next synchronize() throw; NBX_VULKAN_VALIDATION=sync adds the layer's
+// synchronization validation (hazards between commands that no barrier orders).
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -38,6 +39,8 @@ class VulkanBackend final : public Backend {
  public:
   VulkanBackend() : api_(open_loader()) {
     const bool validate = env_on("NBX_VULKAN_VALIDATION");
+    const char* mode = std::getenv("NBX_VULKAN_VALIDATION");
+    const bool validate_sync = validate && std::strcmp(mode, "sync") == 0;
     std::uint32_t loader_version = VK_API_VERSION_1_0;
     if (api_->vkEnumerateInstanceVersion) api_->vkEnumerateInstanceVersion(&loader_version);
     if (loader_version < VK_API_VERSION_1_2) {
@@ -64,6 +67,17 @@ class VulkanBackend final : public Backend {
                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
     mci.pfnUserCallback = on_validation_message;
     mci.pUserData = log_.get();
+    // The layer reads this from the chain (VK_EXT_validation_features, which the layer itself
+    // provides and so needs no extension of the driver).
+    const VkValidationFeatureEnableEXT sync_feature =
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+    features.enabledValidationFeatureCount = 1;
+    features.pEnabledValidationFeatures = &sync_feature;
+    if (validate_sync) {
+      exts.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+      mci.pNext = &features;
+    }
     VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     ici.pNext = validate ? &mci : nullptr;  // also catches instance creation itself
     ici.pApplicationInfo = &app;
@@ -88,6 +102,7 @@ class VulkanBackend final : public Backend {
     vk_check(r, "vkCreateInstance", "vulkan");
     load_instance_functions(*api_);
     if (validate) {
+      mci.pNext = nullptr;  // the features belong to the instance's chain only
       vk_check(
           api_->vkCreateDebugUtilsMessengerEXT(api_->instance, &mci, nullptr, &api_->messenger),
           "vkCreateDebugUtilsMessengerEXT", "vulkan");
@@ -174,4 +189,9 @@ class VulkanBackend final : public Backend {
 
 extern "C" __attribute__((visibility("default"))) nbx::Backend* nbx_backend_create_v1() {
   return new nbx::vulkan::VulkanBackend();
+}
+
+// Its pair: the registry destroys the backend at exit with the module's own delete.
+extern "C" __attribute__((visibility("default"))) void nbx_backend_destroy_v1(nbx::Backend* b) {
+  delete b;
 }

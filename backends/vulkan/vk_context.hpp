@@ -62,6 +62,7 @@ struct DeviceContext {
   DeviceFeatures features;
   VkPhysicalDeviceMemoryProperties memory{};
   std::string name;  // display name for messages: "vulkan:0 (llvmpipe …)"
+  std::string id;    // "vulkan:0": the device field of typed errors
 };
 
 }  // namespace nbx::vulkan

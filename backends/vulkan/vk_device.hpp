@@ -72,7 +72,12 @@ class VulkanDevice final : public BackendDevice {
   std::unique_ptr<Pipelines> pipelines_;
   std::unique_ptr<Submitter> submit_;
   MemoryBlock* fault_ = nullptr;  // abi::FaultRecord, host-visible
-  MemoryBlock* dummy_ = nullptr;  // bound where a kernel has no buffer (scalars, absent inputs)
+  // Bound where a kernel has no buffer (scalars, absent inputs and outputs): a slice of its own
+  // per binding of each command of a batch (kDummySlice bytes), since the synchronization
+  // validation takes a binding a shader can write as written: one buffer shared by a batch's
+  // dispatches was a read-after-write hazard between them (issue 15, defect 6).
+  MemoryBlock* dummy_ = nullptr;
+  std::uint64_t dummy_slice_ = 256;
   VkQueryPool queries_ = VK_NULL_HANDLE;
   std::uint32_t next_query_ = 0;
   std::uint32_t workgroup_size_ = 64;

@@ -26,7 +26,8 @@ void VulkanDevice::record(const Dispatch& d) {
   std::size_t nreads = 0, nwrites = 0;
   for (std::uint32_t b = 0; b < kDataBindings; ++b) {
     if (b >= d.buffers.size() || !d.buffers[b].memory) {
-      infos[1 + b] = {dummy_->buffer, 0, VK_WHOLE_SIZE};
+      const std::uint64_t slot = std::uint64_t(submit_->command_in_batch()) * kDataBindings + b;
+      infos[1 + b] = {dummy_->buffer, slot * dummy_slice_, dummy_slice_};
       continue;
     }
     const Allocation& a = *allocation_of(d.buffers[b].memory);

@@ -45,7 +45,7 @@ void throw_vk_error(VkResult r, const char* call, const std::string& device,
                            " (" + std::to_string(static_cast<int>(r)) + ")";
   switch (r) {
     case VK_ERROR_DEVICE_LOST:
-      throw DeviceLost(device, what + "; the device is lost and must be reopened.");
+      throw DeviceLost(device, what + "; the device is lost.");
     case VK_ERROR_OUT_OF_DEVICE_MEMORY:
     case VK_ERROR_OUT_OF_HOST_MEMORY:
       // The allocator (vk_memory.cpp) fills free/reserved/allocated itself; other calls

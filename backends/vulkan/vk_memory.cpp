@@ -51,6 +51,12 @@ std::uint32_t MemoryPool::find_type(VkMemoryPropertyFlags want, VkMemoryProperty
 
 MemoryBlock* MemoryPool::create_block(std::uint64_t bytes, std::uint32_t type,
                                       VkBufferUsageFlags usage, bool map, bool for_tensor) {
+  // The heap cannot hold more than its size. Asking the driver anyway breaks
+  // VUID-vkAllocateMemory-pAllocateInfo-01713, and a CPU device (llvmpipe) may grant it in
+  // virtual memory that fails only when touched.
+  const std::uint64_t heap =
+      ctx_.memory.memoryHeaps[ctx_.memory.memoryTypes[tensor_type_].heapIndex].size;
+  if (for_tensor && (bytes > heap || reserved_ > heap - bytes)) throw_oom(bytes);
   const DeviceApi& vk = *ctx_.fn;
   auto b = std::make_unique<MemoryBlock>();
   b->size = bytes;

@@ -291,6 +291,9 @@ PhysicalDeviceInfo describe_physical_device(const InstanceApi& api, VkPhysicalDe
   x["cooperative_matrix_shapes"] = coopmat_shapes.listing.empty() ? "none" : coopmat_shapes.listing;
   x["matmul.coopmat"] = choose_coopmat(f).status;
   x["zero_copy"] = f.zero_copy ? "yes" : "no";
+  // How Tensor::to reaches another device from here (core/ops/copy_route.cpp): this backend
+  // has no device-to-device copy of its own.
+  x["topology.peers"] = "none: copies to other devices go through host memory";
   x["timestamp_period_ns"] = std::to_string(f.timestamp_period_ns);
   // The queue's clock width: nbx::Event takes differences modulo 2^bits (core/event.cpp).
   x["timestamp_valid_bits"] = std::to_string(info.timestamp_valid_bits);

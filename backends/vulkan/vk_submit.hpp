@@ -4,6 +4,11 @@
 // batches run. Each slot owns its descriptor pool, uniform parameter ring and staging buffer,
 // recycled when its fence signals.
 //
+// A lost device (VK_ERROR_DEVICE_LOST from a submit or a wait) stays lost: every later
+// command, wait or host access throws DeviceLost naming it; the other devices go on. The
+// test hook NBX_TEST_VK_DEVICE_LOST=N reports the N-th submit of each device as lost
+// without submitting it (tests/vulkan/test_vk_device_lost.cpp).
+//
 // Hazards: every command declares the byte ranges it reads and writes; a memory barrier is
 // recorded only where a range meets an earlier unbarriered write (RAW, WAW) or a write meets
 // an earlier read (WAR). Each batch opens with a barrier against earlier batches and closes
@@ -13,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "backends/vulkan/vk_context.hpp"
@@ -53,6 +59,8 @@ class Submitter {
   // A full execution + memory barrier (timestamps).
   void full_barrier();
 
+  // The current command's place in its batch (0 … kMaxCommands − 1), after begin_command.
+  std::uint32_t command_in_batch() const { return slots_[serial_ % slots_.size()].commands - 1; }
   std::uint64_t staging_capacity() const { return staging_bytes_; }
   std::uint64_t current_serial() const { return serial_; }
   std::uint64_t completed() const { return completed_; }
@@ -61,6 +69,8 @@ class Submitter {
   // Waits until the batch `serial` (and every earlier one) has finished.
   void wait(std::uint64_t serial);
   void wait_idle() { wait(serial_); }
+  // Throws DeviceLost once the device is lost (the host-access paths call it).
+  void throw_if_lost() const;
 
  private:
   struct Batch {
@@ -80,6 +90,8 @@ class Submitter {
   void retire(Batch& b);
   void barrier(VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
                VkAccessFlags dst_access);
+  // vk_check for the calls that can report the device lost: marks it lost first.
+  void check_queue(VkResult r, const char* call);
 
   DeviceContext& ctx_;
   MemoryPool& pool_;
@@ -87,7 +99,9 @@ class Submitter {
   std::array<Batch, 3> slots_;
   std::uint64_t serial_ = 1, completed_ = 0;
   std::uint64_t params_bytes_ = 0, staging_bytes_ = 0;
-  std::vector<BufferRange> reads_, writes_;  // since the last barrier
+  std::vector<BufferRange> reads_, writes_;      // since the last barrier
+  std::string lost_;                             // why the device is lost; empty while it works
+  std::uint64_t submits_ = 0, fail_submit_ = 0;  // fail_submit_: the test hook's N, 0 = off
 };
 
 }  // namespace nbx::vulkan

@@ -99,9 +99,19 @@ Tensor to_device(const Tensor& x, const Device& device) {
     src.copy_to_host(out.storage()->memory().handle);
     return out;
   }
+  // Two devices of one backend: its own route (a peer copy, or its pinned staging) where it
+  // has one; both launch mutexes taken together (std::scoped_lock orders them).
+  DeviceContext& src_ctx = src.device().context();
+  DeviceContext& ctx = device.context();
+  if (ctx.backend_device().peer_route(src_ctx.backend_device()) != PeerRoute::kNone) {
+    std::scoped_lock both(ctx.launch_mutex(), src_ctx.launch_mutex());
+    ctx.backend_device().copy_from_peer(out.storage()->memory(), 0, src_ctx.backend_device(),
+                                        src.storage()->memory(), src_off, bytes);
+    return out;
+  }
+  // Otherwise (two backends: cuda:0 and vulkan:0) through host memory.
   std::vector<std::byte> staging(bytes);
   src.copy_to_host(staging.data());
-  DeviceContext& ctx = device.context();
   std::lock_guard lock(ctx.launch_mutex());
   ctx.backend_device().copy_from_host(out.storage()->memory(), 0, staging.data(), bytes);
   return out;

@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/ops/elementwise_launch.hpp"
 #include "core/ops/explain_families.hpp"
+#include "core/ops/linalg.hpp"
 #include "core/ops/moe.hpp"
 #include "core/ops/moe_detail.hpp"
 #include "core/ops/variant_plan.hpp"
@@ -215,13 +216,17 @@ Tensor grouped_matmul(const Tensor& a, const Tensor& b, const Tensor& group_offs
   std::vector<PlanChoice> choices;
   abi::GroupedMatmulParams p = detail::plan_grouped_matmul(op, o, target, choices);
   const Tensor out = Tensor::empty({p.rows, p.n}, a.dtype(), device);
-  p.a_offset = a.offset();
-  p.a_row_stride = a.strides()[0];
-  p.a_col_stride = a.strides()[1];
-  p.b_offset = b.offset();
-  p.b_group_stride = b.strides()[0];
-  p.b_n_stride = b.strides()[nk ? 1 : 2];
-  p.b_k_stride = b.strides()[nk ? 2 : 1];
+  Tensor a_in = a, b_in = b;
+  const auto bind_operands = [&] {
+    p.a_offset = a_in.offset();
+    p.a_row_stride = a_in.strides()[0];
+    p.a_col_stride = a_in.strides()[1];
+    p.b_offset = b_in.offset();
+    p.b_group_stride = b_in.strides()[0];
+    p.b_n_stride = b_in.strides()[nk ? 1 : 2];
+    p.b_k_stride = b_in.strides()[nk ? 2 : 1];
+  };
+  bind_operands();
   p.out_offset = out.offset();
   p.out_row_stride = out.strides()[0];
   p.out_col_stride = out.strides()[1];
@@ -229,10 +234,19 @@ Tensor grouped_matmul(const Tensor& a, const Tensor& b, const Tensor& group_offs
   p.offsets_stride = group_offsets.strides()[0];
   choices.clear();
   detail::replan_variant(p, target, choices);
+  // The vendor GEMM reads row- or column-major matrices only (a group's rows of a, an
+  // expert's matrix of b); another layout — an expanded weight's stride 0 — is copied first.
+  if (p.variant == abi::kGroupedMatmulBlas) {
+    if (!detail::blas_layout(a.shape()[0], a.shape()[1], a.strides()[0], a.strides()[1]))
+      a_in = a.contiguous();
+    if (!detail::blas_layout(b.shape()[1], b.shape()[2], b.strides()[1], b.strides()[2]))
+      b_in = b.contiguous();
+    bind_operands();
+  }
   // Even an empty product reads the offsets: bad ones fault whatever the sizes.
   const KernelBuffer buffers[4] = {{out.storage()->memory(), true},
-                                   {a.storage()->memory(), false},
-                                   {b.storage()->memory(), false},
+                                   {a_in.storage()->memory(), false},
+                                   {b_in.storage()->memory(), false},
                                    {group_offsets.storage()->memory(), false}};
   DeviceContext& ctx = device.context();
   std::lock_guard lock(ctx.launch_mutex());

@@ -68,13 +68,6 @@ void copy_batch_strides(std::int64_t* dst, const Strides& st, int n) {
   for (int d = 0; d < n; ++d) dst[d] = st[d];
 }
 
-// A matrix of rows x cols with strides rs, cs is row- or column-major: one unit stride (any
-// stride on a dim of size 1) and rows (columns) that do not overlap.
-bool blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs) {
-  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= cols)) return true;
-  return (rs == 1 || rows == 1) && (cols == 1 || cs >= rows);
-}
-
 // Whether dims (batch..., rows) of one operand walk as one dim of rows; sets `row` to its stride.
 bool folds(const abi::MatmulParams& q, const std::int64_t* batch_strides, std::int64_t& row) {
   std::int64_t inner_size = q.m, inner_stride = row;
@@ -137,8 +130,8 @@ Tensor launch_product(const Product& p) {
   Tensor a_in = p.a, b_in = p.b;
   if (plan.variant == abi::kMatmulVendorBlas) {
     const auto last2 = [](const Tensor& t, int d) { return t.strides()[t.dim() - 2 + d]; };
-    if (!blas_layout(m, k, last2(a_in, 0), last2(a_in, 1))) a_in = a_in.contiguous();
-    if (!blas_layout(k, n, last2(b_in, 0), last2(b_in, 1))) b_in = b_in.contiguous();
+    if (!detail::blas_layout(m, k, last2(a_in, 0), last2(a_in, 1))) a_in = a_in.contiguous();
+    if (!detail::blas_layout(k, n, last2(b_in, 0), last2(b_in, 1))) b_in = b_in.contiguous();
   }
 
   abi::MatmulParams q{};
@@ -459,5 +452,14 @@ Tensor linear_out(const Tensor& out, const Tensor& x, const Tensor& weight,
                   const std::optional<Tensor>& bias) {
   return linear_into(&out, x, weight, bias);
 }
+
+namespace detail {
+
+bool blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs) {
+  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= cols)) return true;
+  return (rs == 1 || rows == 1) && (cols == 1 || cs >= rows);
+}
+
+}  // namespace detail
 
 }  // namespace nbx::ops

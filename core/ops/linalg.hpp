@@ -145,4 +145,11 @@ Tensor addr_out(const Tensor& out, const Tensor& input, const Tensor& vec1, cons
 Tensor linear_out(const Tensor& out, const Tensor& x, const Tensor& weight,
                   const std::optional<Tensor>& bias = {});
 
+namespace detail {
+// A matrix of rows x cols with strides rs, cs is row- or column-major: one unit stride (any
+// stride on a dim of size 1) and rows (columns) that do not overlap — what a vendor BLAS reads
+// (matmul.blas, grouped_matmul.blas); another layout is copied first.
+bool blas_layout(std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs);
+}  // namespace detail
+
 }  // namespace nbx::ops

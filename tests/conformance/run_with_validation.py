@@ -3,10 +3,11 @@
 
 usage: run_with_validation.py COMMAND [ARGS...]
 
-The Vulkan backend's own switch, NBX_VULKAN_VALIDATION=1, enables the layer and a debug
+The Vulkan backend's own switch, NBX_VULKAN_VALIDATION=sync, enables the layer with its
+synchronization validation (hazards between commands no barrier orders) and a debug
 messenger whose messages make the next synchronize() throw, so a message fails the cell
-that caused it; this script also fails on any message printed (the layer logs on its own
-at instance destruction, after the last synchronize). VK_INSTANCE_LAYERS is left alone:
+that caused it; this script also fails on any message printed (what the layer says while a
+device or the instance closes, after the last synchronize, goes to stderr). VK_INSTANCE_LAYERS is left alone:
 the loader reports that variable itself as a warning. The loader is asked to say which
 layers it inserts, so a run without the layer fails instead of passing unchecked.
 Exit 77 (SKIP: no Vulkan device) passes through.
@@ -24,7 +25,7 @@ LOADER_CHATTER = re.compile(r"^(\w+ \| )?LAYER:")
 
 def main() -> int:
     env = dict(os.environ)
-    env["NBX_VULKAN_VALIDATION"] = "1"
+    env["NBX_VULKAN_VALIDATION"] = "sync"
     env["VK_LOADER_DEBUG"] = "layer"
     proc = subprocess.run(sys.argv[1:], env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, errors="replace")

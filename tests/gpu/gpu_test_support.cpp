@@ -9,6 +9,7 @@
 #include <limits>
 #include <span>
 
+#include "core/device.hpp"
 #include "core/half.hpp"
 #include "core/registry.hpp"
 #include "tests/common/raw_elements.hpp"
@@ -86,7 +87,7 @@ std::string backend_under_test() {
 Devices& devices() {
   static Devices d = [] {
     Devices out;
-    out.host = backend_by_name("host").open(0);
+    out.host = &nbx::open("host").context().backend_device();
     out.gpu.push_back({"default", open_with(nullptr, nullptr)});
     out.gpu.push_back({"generic", open_with("NBX_GPU_ELEMENTWISE", "generic")});
     out.gpu.push_back({"tile64", open_with("NBX_GPU_TILE", "64")});

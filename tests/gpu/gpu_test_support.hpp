@@ -26,7 +26,9 @@ std::string backend_under_test();
 // the 64-wide tile of wavefront-64 GPUs (NBX_GPU_TILE=64) — and once more as users get it,
 // small launches queued into one batch kernel (`batched`).
 struct Devices {
-  std::unique_ptr<BackendDevice> host;
+  // The host device an nbx::Device owns (its kernels take scratch rows from that Device's
+  // allocator, BackendDevice::scratch); not owned here.
+  BackendDevice* host = nullptr;
   struct Variant {
     std::string name;
     std::unique_ptr<BackendDevice> device;

@@ -148,7 +148,7 @@ def moe_loop(x, logits, w13, w2, topk, renormalize, magnitudes=False):
     if renormalize: weights = weights / weights.sum(-1, keepdim=True)
     weights = weights.to(x.dtype).double()
     ffn = w13.shape[1] // 2
-    out = torch.zeros(x.shape, dtype=torch.float64)
+    out = torch.zeros(x.shape, dtype=torch.float64, device=x.device)
     for e in range(w13.shape[0]):
         token, slot = torch.where(experts == e)
         if token.numel() == 0: continue

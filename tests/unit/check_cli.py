@@ -60,6 +60,9 @@ def check_usage():
     expect(add + ["-4,3"], 2, "-4")
     expect(add + ["4,,5"], 2, "empty")
     expect(["explain", "add", "--dtype", "float32,frob"], 2, "frob")
+    # --to goes with op 'to' and a present device only.
+    expect(["explain", "add", "--dtype", "float32", "--to", "host"], 2, "--to")
+    expect(["explain", "to", "--dtype", "float32", "--arch", "nvidia/sm_90", "--to", "host"], 2)
     norm = ["explain", "group_norm", "--dtype", "float32", "--shape", "2,4,3"]
     for groups in ["0x2", "-2", "2.0", ""]:
         expect(norm + ["--groups", groups], 2, "--groups")

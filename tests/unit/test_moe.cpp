@@ -115,6 +115,23 @@ TEST_CASE("grouped_matmul: hand-computed products, an expert without rows") {
   }
 }
 
+TEST_CASE("grouped_matmul reads expanded and transposed operands as their contiguous copies") {
+  // An expanded weight has stride 0 in its last two dims, which no vendor GEMM reads: the
+  // wrapper copies it where it takes cuBLASLt (a torch_diff case refused on the H100).
+  for (const Device& d : present_devices()) {
+    CAPTURE(d.str());
+    const Tensor a = random({5, 3}, DType::kFloat32, d, 41);
+    const Tensor column = random({2, 4, 1}, DType::kFloat32, d, 42);
+    const Tensor b = column.expand({2, 4, 3});  // [E, N, K], stride 0 along K
+    const Tensor offsets = Tensor::from_host(std::vector<std::int64_t>{0, 2, 5}, {3}).to(d);
+    const Tensor want = ops::grouped_matmul(a.contiguous(), b.contiguous(), offsets);
+    CHECK(values_of(ops::grouped_matmul(a, b, offsets)) == values_of(want));
+    const Tensor at = random({3, 5}, DType::kFloat32, d, 43).transpose(0, 1);
+    CHECK(values_of(ops::grouped_matmul(at, b, offsets)) ==
+          values_of(ops::grouped_matmul(at.contiguous(), b.contiguous(), offsets)));
+  }
+}
+
 TEST_CASE("grouped_matmul matches the float64 reference: every dtype, both layouts, both widths") {
   std::mt19937 rng(20261206);
   for (const Device& d : present_devices()) {

@@ -253,8 +253,11 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("a reduction over an expanded 2^40-element row is a typed error on every device") {
+TEST_CASE("a reduction over an expanded 2^40-element row is a typed error on host and Vulkan") {
   for (const Device& d : testing::present_devices()) {
+    // A CUDA/HIP device needs no scratch row for it and reduces the 6 · 2^40 stride-0
+    // elements for real (the right answer, minutes of GPU time): no error to expect there.
+    if (d.id().backend == "cuda" || d.id().backend == "hip") continue;
     CAPTURE(d.str());
     const Tensor e = Tensor::full({6, 1}, 1.0, DType::kFloat32, d).expand({6, kTwo40});
     CHECK_THROWS_AS(ops::sum(e, {1}), Error);

@@ -15,9 +15,10 @@ BackendDevice& vulkan_device() {
   static std::unique_ptr<BackendDevice> dev = backend_by_name("vulkan").open(0);
   return *dev;
 }
+// The host device an nbx::Device owns: host kernels take their scratch rows from that
+// Device's caching allocator (BackendDevice::scratch), which a raw device has none of.
 BackendDevice& host_device() {
-  static std::unique_ptr<BackendDevice> dev = backend_by_name("host").open(0);
-  return *dev;
+  return nbx::open("host").context().backend_device();
 }
 
 const Device& vk() {
