@@ -42,7 +42,14 @@ std::string display_name(const DeviceId& id, const DeviceProperties& p) {
   return id.is_host() ? id.str() : id.str() + " (" + p.name + ")";
 }
 
-Capabilities caps_of_device(const DeviceId& id, const std::string& overlay) {
+// What `caps` describes: the capabilities and, for a present device, its properties (the
+// topology facts), from one listing of its backend.
+struct Described {
+  Capabilities caps;
+  std::optional<DeviceProperties> properties;  // none for an architecture
+};
+
+Described describe_device(const DeviceId& id, const std::string& overlay) {
   DeviceListing listing = backend_by_name(id.backend).list_devices();
   if (id.index < 0 || id.index >= static_cast<int>(listing.devices.size())) {
     std::string why = listing.devices.empty()
@@ -51,20 +58,9 @@ Capabilities caps_of_device(const DeviceId& id, const std::string& overlay) {
     throw Unavailable(id.backend, listing.unavailable_reason,
                       "device " + id.str() + " is not present: " + why + ".");
   }
-  const DeviceProperties& p = listing.devices[static_cast<std::size_t>(id.index)];
-  return resolve_capabilities(id.backend, p, display_name(id, p), overlay);
-}
-
-bool looks_like_device(const std::string& text);
-
-// The properties of the present device `o.device` names; none for an architecture.
-std::optional<DeviceProperties> present_properties(const CapsOptions& o) {
-  if (o.device.empty() || !looks_like_device(o.device) || o.device.find('/') != std::string::npos)
-    return std::nullopt;
-  const DeviceId id = DeviceId::parse(o.device);
-  DeviceListing listing = backend_by_name(id.backend).list_devices();
-  if (id.index < 0 || id.index >= static_cast<int>(listing.devices.size())) return std::nullopt;
-  return listing.devices[static_cast<std::size_t>(id.index)];
+  DeviceProperties& p = listing.devices[static_cast<std::size_t>(id.index)];
+  Capabilities caps = resolve_capabilities(id.backend, p, display_name(id, p), overlay);
+  return {std::move(caps), std::move(p)};
 }
 
 bool looks_like_device(const std::string& text) {
@@ -75,10 +71,10 @@ bool looks_like_device(const std::string& text) {
 }
 
 // A present device ("vulkan:0", "host") or an architecture ("nvidia/sm_90", a .yml path).
-Capabilities caps_of(const std::string& target, const CapsOptions& o) {
+Described describe(const std::string& target, const CapsOptions& o) {
   if (looks_like_device(target) && target.find('/') == std::string::npos)
-    return caps_of_device(DeviceId::parse(target), o.overlay);
-  return capabilities_for_arch(target, o.backend, o.overlay);
+    return describe_device(DeviceId::parse(target), o.overlay);
+  return {capabilities_for_arch(target, o.backend, o.overlay), std::nullopt};
 }
 
 // The device's topology facts (extra["topology.*"]: peer access per pair, NVLink links, the
@@ -141,7 +137,7 @@ void print_caps_json(const std::vector<Capabilities>& devices, const Json& unava
 }
 
 void run_diff(const CapsOptions& o) {
-  Capabilities a = caps_of(o.diff[0], o), b = caps_of(o.diff[1], o);
+  Capabilities a = describe(o.diff[0], o).caps, b = describe(o.diff[1], o).caps;
   std::vector<std::string> differing;
   auto rows_a = capability_rows(a), rows_b = capability_rows(b);
   std::vector<std::string> keys;
@@ -194,15 +190,15 @@ void run_all_present(const CapsOptions& o) {
 void run_caps(const CapsOptions& o) {
   if (!o.diff.empty()) return run_diff(o);
   if (!o.arch.empty() || !o.device.empty()) {
-    Capabilities c =
-        o.arch.empty() ? caps_of(o.device, o) : capabilities_for_arch(o.arch, o.backend, o.overlay);
-    const std::optional<DeviceProperties> p = present_properties(o);
-    const std::vector<Json> topology{p ? topology_json(*p) : Json::object()};
+    const Described d = o.arch.empty()
+                            ? describe(o.device, o)
+                            : Described{capabilities_for_arch(o.arch, o.backend, o.overlay), {}};
+    const std::vector<Json> topology{d.properties ? topology_json(*d.properties) : Json::object()};
     if (o.json)
-      print_caps_json({c}, Json::array(), nullptr, &topology);
+      print_caps_json({d.caps}, Json::array(), nullptr, &topology);
     else
-      print_caps(c);
-    if (!o.json && p) print_topology(*p);
+      print_caps(d.caps);
+    if (!o.json && d.properties) print_topology(*d.properties);
     return;
   }
   run_all_present(o);

@@ -216,7 +216,8 @@ void BackendDevice::launch(const KernelLaunch& launch) {
     std::lock_guard<std::mutex> lock(owned_mutex_);  // once per launch, not per buffer
     for (const KernelBuffer& b : launch.buffers) {
       check_owned(family, b.memory);
-      writes_lent = writes_lent || (b.written && borrowed_.count(b.memory.handle) > 0);
+      writes_lent =
+          writes_lent || (b.written && !borrowed_.empty() && borrowed_.count(b.memory.handle) > 0);
     }
   }
   ++launches_;
