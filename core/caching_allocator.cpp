@@ -1,6 +1,7 @@
 #include "core/caching_allocator.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -111,12 +112,31 @@ AllocatedBlock CachingAllocator::allocate(std::size_t bytes) {
     }
   }
   auto try_driver = [&]() -> std::optional<DeviceMemory> {
+    std::lock_guard device_lock(device_mutex_);
+    DeviceMemory fresh;
     try {
-      std::lock_guard device_lock(device_mutex_);
-      return device_.allocate(size);
+      fresh = device_.allocate(size);
     } catch (const OutOfMemory&) {
       return std::nullopt;
     }
+    // The block's bytes past the request are zeroed once, when it comes from the driver: a
+    // kernel may read a tensor's last aligned word whole (a 1- or 2-byte scatter's 32-bit
+    // compare-and-swap puts the neighbouring bytes back as they were), and bytes past the
+    // tensor would otherwise never be written — compute-sanitizer's initcheck reported such
+    // reads on the H100 (2026-12-07). The requested bytes are left as the driver gave them,
+    // so that initcheck still finds a kernel reading what nothing wrote. One copy of at most
+    // one size-class step per block from the driver; a pooled block keeps what its earlier
+    // tenants wrote.
+    if (size > bytes) {
+      static const std::byte kZeros[kLargeStep] = {};
+      try {
+        device_.copy_from_host(fresh, bytes, kZeros, size - bytes);
+      } catch (...) {
+        device_.free(fresh);
+        throw;
+      }
+    }
+    return fresh;
   };
   std::optional<DeviceMemory> mem = try_driver();
   if (!mem) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -10,6 +11,16 @@
 #include "core/dtype.hpp"
 
 namespace nbx {
+
+// nbx's float → integer rule, as the host reference stores (backends/host/host_values.cpp) and
+// CUDA's saturating conversion give it: truncate toward zero, NaN → 0, saturate out of range.
+// The plain C++ conversion is undefined there (UBSan: a NaN or ±inf fill value, 2026-12-07).
+inline std::int64_t saturating_int64(double v) {
+  if (v != v) return 0;
+  if (v <= -0x1p63) return std::numeric_limits<std::int64_t>::min();
+  if (v >= 0x1p63) return std::numeric_limits<std::int64_t>::max();
+  return static_cast<std::int64_t>(v);
+}
 
 class Scalar {
  public:
@@ -41,8 +52,8 @@ class Scalar {
                                 : (kind_ == Kind::kInt ? DType::kInt64 : DType::kFloat64);
   }
   double to_double() const { return f_; }
-  // Integer value; a floating scalar truncates toward zero.
-  std::int64_t to_int() const { return kind_ == Kind::kFloat ? static_cast<std::int64_t>(f_) : i_; }
+  // Integer value; a floating scalar by saturating_int64 (toward zero, NaN → 0, saturated).
+  std::int64_t to_int() const { return kind_ == Kind::kFloat ? saturating_int64(f_) : i_; }
   bool to_bool() const { return kind_ == Kind::kFloat ? f_ != 0 : i_ != 0; }
   std::string str() const;
 

@@ -34,6 +34,7 @@
 #include "backends/cuda/cuda_blas_tune.hpp"
 #include "backends/cuda/cuda_errors.hpp"
 #include "backends/cuda/cuda_library_search.hpp"
+#include "backends/cuda/cuda_sanitizer_marks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "kernels/gpu/matmul_launch.hpp"
@@ -402,6 +403,10 @@ ElementwiseLaunchResult launch_matmul_vendor_blas(const abi::MatmulParams& p,
       done += part.count;
     }
   }
+  // The output's reach, every batch entry's m x n view (strides are never negative here).
+  std::int64_t reach = 1 + (p.m - 1) * p.out_row_stride + (p.n - 1) * p.out_col_stride;
+  for (int d = 0; d < nd; ++d) reach += (batch.sizes[d] - 1) * batch.out[d];
+  cuda::mark_written_by_vendor(stream, d_base, std::size_t(reach * out_bytes));
   ElementwiseLaunchResult r;
   r.error = static_cast<int>(cudaGetLastError());
   r.call = "cublasLtMatmul";

@@ -23,6 +23,7 @@
 #include "backends/cuda/cuda_cudnn_loader.hpp"
 #include "backends/cuda/cuda_errors.hpp"
 #include "backends/cuda/cuda_library_search.hpp"
+#include "backends/cuda/cuda_sanitizer_marks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "kernels/gpu/vendor_launch.hpp"
@@ -274,6 +275,11 @@ ElementwiseLaunchResult launch_attention_vendor(const abi::AttentionParams& p, c
         .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace)
         .finalize("the variant pack");
     cudnn::check(cudnn_api().execute(s.handle, c.plan->get(), pack.get()), "cudnnBackendExecute");
+    // O [B, Hq, L, Dv] by its strides (never negative): what cuDNN's kernels wrote.
+    std::int64_t reach = 1;
+    const std::int64_t o_dims[4] = {p.batch, p.q_heads, p.q_len, p.value_dim};
+    for (int i = 0; i < 4; ++i) reach += (o_dims[i] - 1) * p.out_strides[i];
+    cuda::mark_written_by_vendor(l.stream, pointers[3], std::size_t(reach) * 2);
   } catch (const cudnn::Failure& f) {
     if (f.status == CUDNN_STATUS_ALLOC_FAILED)
       throw OutOfMemory(*l.device_name, 0, 0, 0, 0,

@@ -59,8 +59,11 @@ MoePermutation permute(const Tensor& expert_ids, std::int64_t num_experts) {
   const Tensor offsets = searchsorted(sorted.values, bounds);
   const std::int64_t n = flat.numel();
   const Tensor rows = arange(0, n, 1, DType::kInt64, flat.device());
-  const Tensor inverse =
-      scatter(Tensor::empty({n}, DType::kInt64, flat.device()), 0, sorted.indices, rows);
+  // In place into an empty tensor: order is a permutation, so every slot is written. The
+  // out-of-place scatter first copied the empty tensor's never-written bytes (compute-sanitizer
+  // initcheck, H100, 2026-12-07), a wasted pass over garbage.
+  const Tensor inverse = Tensor::empty({n}, DType::kInt64, flat.device());
+  scatter_(inverse, 0, sorted.indices, rows);
   return {sorted.indices, offsets, inverse};
 }
 

@@ -1,13 +1,17 @@
 // The caching allocator's reuse, statistics and out-of-memory path, on the host device
-// with a memory cap (NBX_HOST_MEMORY_LIMIT is set by meson for this test: 64M).
+// with a memory cap (NBX_HOST_MEMORY_LIMIT is set by meson for this test: 64M); what a block
+// fresh from the driver holds past the request, on every present device.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "backends/host/host_backend.hpp"
 #include "core/tensor.hpp"
+#include "tests/unit/present_devices.hpp"
 
 using namespace nbx;
 
@@ -31,6 +35,29 @@ TEST_CASE("freed blocks are reused, not returned to the driver") {
   CHECK(after.reserved == mid.reserved);
   CHECK(after.allocated == before.allocated);
   CHECK(after.peak_allocated >= 4096);
+}
+
+TEST_CASE("a block fresh from the driver has its bytes past the request zeroed") {
+  // A 1- or 2-byte scatter's 32-bit compare-and-swap reads the tensor's last word whole, so
+  // the bytes past a tensor must be defined (compute-sanitizer's initcheck, issue 15). A small
+  // and a large size class, each fresh (the pool emptied first).
+  for (const Device& device : testing::present_devices()) {
+    for (const std::int64_t n : {std::int64_t(5), std::int64_t(1 << 20) + 3}) {
+      CAPTURE(device.str());
+      CAPTURE(n);
+      device.empty_cache();
+      const Tensor t = Tensor::empty({n}, DType::kUInt8, device);
+      const DeviceMemory block = t.storage()->memory();
+      REQUIRE(block.bytes == CachingAllocator::size_class(std::size_t(n)));
+      std::vector<unsigned char> past(block.bytes - std::size_t(n), 0xab);
+      {
+        std::lock_guard lock(device.context().launch_mutex());
+        device.context().backend_device().copy_to_host(past.data(), block, std::size_t(n),
+                                                       past.size());
+      }
+      CHECK(std::all_of(past.begin(), past.end(), [](unsigned char b) { return b == 0; }));
+    }
+  }
 }
 
 TEST_CASE("out of memory: flush, reclaim, retry once, then a typed error") {

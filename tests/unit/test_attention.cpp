@@ -152,7 +152,9 @@ TEST_CASE("attention against the float64 reference: plain, scale, every float dt
 
 TEST_CASE("causal attention: top-left as PyTorch's is_causal, bottom-right as causal_lower_right") {
   for (const Device& d : testing::present_devices())
-    for (auto [L, S] : {std::pair<std::int64_t, std::int64_t>{5, 7}, {7, 5}, {6, 6}, {1, 9}}) {
+    for (auto lengths : {std::pair<std::int64_t, std::int64_t>{5, 7}, {7, 5}, {6, 6}, {1, 9}}) {
+      // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+      const std::int64_t L = lengths.first, S = lengths.second;
       CAPTURE(d.str());
       CAPTURE(L);
       CAPTURE(S);

@@ -326,7 +326,10 @@ TEST_CASE("overlay: a requested dtype the device lacks is refused under the op's
     for (const auto& [op, call] : calls) CHECK_NOTHROW(call());
     return;
   }
-  for (const auto& [op, call] : calls) {
+  for (const auto& entry : calls) {
+    // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+    const auto& op = entry.first;
+    const auto& call = entry.second;
     CAPTURE(op);
     try {
       call();

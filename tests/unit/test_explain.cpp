@@ -223,7 +223,10 @@ TEST_CASE("the catalog's names are the union of the op tables") {
 
   // The enum families (kernel_abi_families.hpp), by code, and the matmul forms.
   const auto expect_codes = [&](const char* family, std::vector<std::pair<const char*, int>> ops) {
-    for (const auto& [name, code] : ops) {
+    for (const auto& op : ops) {
+      // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+      const char* name = op.first;
+      const int code = op.second;
       CAPTURE(name);
       const ops::OpEntry* e = ops::find_op(name);
       REQUIRE(e != nullptr);
