@@ -3,9 +3,9 @@
 # new kernels' correctness, side by side (the fused-attention unit tests on every device, the
 # attention conformance on cuda:0 with the own kernels and on vulkan:0); then the timings,
 # each alone on the GPU: PyTorch's transformer figures, nbx-bench-gpu --suite transformer
-# (default plan, flash_mma, cuDNN), the previous flash_mma schedule as an A/B
-# (NBX_FLASH_MMA_SCHEDULE=v1), Vulkan's cooperative-matrix flash with and without the K/V
-# prefetch; then side by side the Python module's tests on cuda:0 (issue 14) and
+# (default plan, flash_mma, cuDNN), flash_mma's staged schedule as an A/B
+# (NBX_FLASH_MMA_SCHEDULE=v2, opt-in until this call's checks pass), Vulkan's
+# cooperative-matrix flash (bench/vk-attention-bench); then side by side the Python module's tests on cuda:0 (issue 14) and
 # compute-sanitizer initcheck over the CUDA conformance (issue 15). Logs under OUT, packed into
 # one file. ONLY="step …" runs a subset; CAP bounds the last steps.
 #
@@ -15,22 +15,21 @@ B=$1 O=$2
 source "$(dirname "$0")/h200_steps.sh"
 step unit_attention 100 "$B/tests/unit/test_attention" &
 step unit_fused_all 150 "$B/tests/unit/test_attention_fused" &
+NBX_FLASH_MMA_SCHEDULE=v2 step unit_fused_v2 150 "$B/tests/unit/test_attention_fused" &
+NBX_FLASH_MMA_SCHEDULE=v2 NBX_ATTENTION=own step conf_attention_own_v2 100 "$B/nbx" conformance \
+  --backend cuda --families attention &
 NBX_ATTENTION=own step conf_attention_own 100 "$B/nbx" conformance --backend cuda \
   --families attention &
 step conf_attention_vk 150 "$B/nbx" conformance --backend vulkan --families attention &
-NBX_VULKAN_ATTENTION_COOPMAT=sync step conf_attention_vk_sync 150 "$B/nbx" conformance \
-  --backend vulkan --families attention --ops scaled_dot_product_attention --dtypes float16 &
 wait
 grep -h "test cases:\|conformance: [0-9]" "$O"/unit_*.log "$O"/conf_attention*.log
 step torch_transformer 70 python3 bench/torch_transformer.py --json "$O/torch_transformer.json"
 step nbx_transformer 80 "$B/bench/nbx-bench-gpu" --suite transformer --json "$O/nbx_transformer.json"
-NBX_FLASH_MMA_SCHEDULE=v1 step nbx_flash_v1 40 "$B/bench/nbx-bench-gpu" --suite transformer \
-  --cases sdpa_causal_bf16,sdpa_full_bf16 --json "$O/nbx_flash_v1.json"
+NBX_FLASH_MMA_SCHEDULE=v2 step nbx_flash_v2 40 "$B/bench/nbx-bench-gpu" --suite transformer \
+  --cases sdpa_causal_bf16,sdpa_full_bf16 --json "$O/nbx_flash_v2.json"
 step vk_attention_f16 40 "$B/bench/vk-attention-bench" vulkan:0 float16 4096
-NBX_VULKAN_ATTENTION_COOPMAT=sync step vk_attention_f16_sync 40 "$B/bench/vk-attention-bench" \
-  vulkan:0 float16 4096
-cat "$O/torch_transformer.log" "$O/nbx_transformer.log" "$O/nbx_flash_v1.log" \
-  "$O/vk_attention_f16.log" "$O/vk_attention_f16_sync.log" 2>&1 | grep -v "^\s*$" | cut -c1-150
+cat "$O/torch_transformer.log" "$O/nbx_transformer.log" "$O/nbx_flash_v2.log" \
+  "$O/vk_attention_f16.log" 2>&1 | grep -v "^\s*$" | cut -c1-150
 S=${CAP:-200}
 (ONLY="python_module zero_copy python_tests" bash bench/run_h200_interop.sh "$B" "$O/interop" \
   >"$O/interop.log" 2>&1) &
