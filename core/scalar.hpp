@@ -2,6 +2,7 @@
 // It is "weak" in type promotion (an int scalar with a float16 tensor stays float16).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -12,14 +13,17 @@
 
 namespace nbx {
 
-// nbx's float → integer rule, as the host reference stores (backends/host/host_values.cpp) and
-// CUDA's saturating conversion give it: truncate toward zero, NaN → 0, saturate out of range.
-// The plain C++ conversion is undefined there (UBSan: a NaN or ±inf fill value, 2026-12-07).
-inline std::int64_t saturating_int64(double v) {
-  if (v != v) return 0;
-  if (v <= -0x1p63) return std::numeric_limits<std::int64_t>::min();
-  if (v >= 0x1p63) return std::numeric_limits<std::int64_t>::max();
-  return static_cast<std::int64_t>(v);
+// nbx's float → integer rule (PyTorch leaves it undefined), for the host reference's stores
+// (backends/host/host_values.cpp) and Scalar::to_int, as CUDA's saturating conversion gives it:
+// truncate toward zero, NaN → 0, saturate out of range. The plain C++ conversion is undefined
+// there (UBSan: a NaN or ±inf fill value, 2026-12-07).
+template <class I>
+I saturating_cast(double v) {
+  if (std::isnan(v)) return 0;
+  const double t = std::trunc(v);
+  if (t <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (t >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(t);
 }
 
 class Scalar {
@@ -52,8 +56,10 @@ class Scalar {
                                 : (kind_ == Kind::kInt ? DType::kInt64 : DType::kFloat64);
   }
   double to_double() const { return f_; }
-  // Integer value; a floating scalar by saturating_int64 (toward zero, NaN → 0, saturated).
-  std::int64_t to_int() const { return kind_ == Kind::kFloat ? saturating_int64(f_) : i_; }
+  // Integer value; a floating scalar by saturating_cast (toward zero, NaN → 0, saturated).
+  std::int64_t to_int() const {
+    return kind_ == Kind::kFloat ? saturating_cast<std::int64_t>(f_) : i_;
+  }
   bool to_bool() const { return kind_ == Kind::kFloat ? f_ != 0 : i_ != 0; }
   std::string str() const;
 

@@ -37,6 +37,7 @@
 #include "backends/cuda/cuda_sanitizer_marks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
+#include "core/shape.hpp"
 #include "kernels/gpu/matmul_launch.hpp"
 
 namespace nbx::gpu {
@@ -403,10 +404,13 @@ ElementwiseLaunchResult launch_matmul_vendor_blas(const abi::MatmulParams& p,
       done += part.count;
     }
   }
-  // The output's reach, every batch entry's m x n view (strides are never negative here).
-  std::int64_t reach = 1 + (p.m - 1) * p.out_row_stride + (p.n - 1) * p.out_col_stride;
-  for (int d = 0; d < nd; ++d) reach += (batch.sizes[d] - 1) * batch.out[d];
-  cuda::mark_written_by_vendor(stream, d_base, std::size_t(reach * out_bytes));
+  // What cuBLASLt wrote: every batch entry's m x n view of the output.
+  const auto written = ViewExtent(0)
+                           .dim(p.m, p.out_row_stride)
+                           .dim(p.n, p.out_col_stride)
+                           .dims(nd, batch.sizes.data(), batch.out.data())
+                           .end_bytes(std::size_t(out_bytes));
+  cuda::mark_written_by_vendor(stream, d_base, std::size_t(written.value_or(0)));
   ElementwiseLaunchResult r;
   r.error = static_cast<int>(cudaGetLastError());
   r.call = "cublasLtMatmul";

@@ -26,6 +26,7 @@
 #include "backends/cuda/cuda_sanitizer_marks.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
+#include "core/shape.hpp"
 #include "kernels/gpu/vendor_launch.hpp"
 
 namespace nbx::gpu {
@@ -275,11 +276,10 @@ ElementwiseLaunchResult launch_attention_vendor(const abi::AttentionParams& p, c
         .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace)
         .finalize("the variant pack");
     cudnn::check(cudnn_api().execute(s.handle, c.plan->get(), pack.get()), "cudnnBackendExecute");
-    // O [B, Hq, L, Dv] by its strides (never negative): what cuDNN's kernels wrote.
-    std::int64_t reach = 1;
+    // What cuDNN's kernels wrote: O [B, Hq, L, Dv] by its strides.
     const std::int64_t o_dims[4] = {p.batch, p.q_heads, p.q_len, p.value_dim};
-    for (int i = 0; i < 4; ++i) reach += (o_dims[i] - 1) * p.out_strides[i];
-    cuda::mark_written_by_vendor(l.stream, pointers[3], std::size_t(reach) * 2);
+    const auto written = ViewExtent(0).dims(4, o_dims, p.out_strides).end_bytes(2);
+    cuda::mark_written_by_vendor(l.stream, pointers[3], std::size_t(written.value_or(0)));
   } catch (const cudnn::Failure& f) {
     if (f.status == CUDNN_STATUS_ALLOC_FAILED)
       throw OutOfMemory(*l.device_name, 0, 0, 0, 0,

@@ -10,17 +10,6 @@
 namespace nbx::host {
 namespace {
 
-// float → integer: truncate toward zero, NaN → 0, saturate out of range (nbx's definition;
-// PyTorch leaves it undefined).
-template <class I>
-I saturating_cast(double v) {
-  if (std::isnan(v)) return 0;
-  const double t = std::trunc(v);
-  if (t <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (t >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(t);
-}
-
 // The double nearest x toward zero, with its last bit set when inexact ("round to odd"):
 // rounding that double again to a format of fewer than 52 fraction bits gives the correctly
 // rounded result of x.

@@ -28,7 +28,7 @@ inline double as_f(const Value& v) {
   return v.is_float ? v.f : static_cast<double>(v.i);
 }
 inline std::int64_t as_i(const Value& v) {
-  return v.is_float ? saturating_int64(v.f) : v.i;
+  return v.is_float ? saturating_cast<std::int64_t>(v.f) : v.i;
 }
 inline bool truthy(const Value& v) {
   return v.is_float ? v.f != 0 : v.i != 0;
