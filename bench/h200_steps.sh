@@ -2,7 +2,8 @@
 # (the output folder) set: the machine's record (O/gpu.txt: name, driver, clocks, P-state;
 # O/devices.txt: `nbx devices -v`, which shows cuBLASLt's and cuDNN's status), the library
 # path (the packed build, then PyTorch's NVIDIA wheels), and `step NAME SECONDS COMMAND…`, which runs one
-# step under its own time limit (skipped unless named in $ONLY, when that is set), logs it to
+# step under its own time limit (skipped unless named in $ONLY, when that is set, or when it
+# could end past $DEADLINE seconds), logs it to
 # O/NAME.log and appends "NAME rc=… Ns" to O/steps.log.
 export LD_LIBRARY_PATH=$PWD/$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # cuDNN (and the NVRTC its runtime-compiled engines load) come with PyTorch's wheels there:
@@ -32,6 +33,11 @@ step() {
   local name=$1 limit=$2 t0=$SECONDS
   shift 2
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return 0; fi
+  # DEADLINE (seconds since the script began): later steps are skipped, and said so.
+  if [ -n "${DEADLINE:-}" ] && [ $((SECONDS + limit)) -gt "$DEADLINE" ]; then
+    echo "$name skipped (DEADLINE $DEADLINE s)" >>"$O/steps.log"
+    return 0
+  fi
   timeout "$limit" "$@" >"$O/$name.log" 2>&1
   echo "$name rc=$? $((SECONDS - t0))s" >>"$O/steps.log"
 }

@@ -3,7 +3,8 @@
 // step (q_len 1 over 4096 keys, 32 query heads over 8 kv heads). Wall-clock around each call
 // with Device::synchronize (no GPU timestamps: launch overhead is inside the figure, which
 // is small beside these problems). The path is whatever the plan takes (NBX_ATTENTION forces
-// one; NBX_VULKAN_ATTENTION_COOPMAT=off keeps Vulkan's flash off the matrix units).
+// one; NBX_VULKAN_ATTENTION_COOPMAT=off keeps Vulkan's flash off the matrix units, =sync keeps
+// it on them without loading the next K/V tile under the math).
 //
 //   vk-attention-bench [DEVICE (vulkan:0)] [DTYPE (bfloat16)] [SEQ (4096)]
 //

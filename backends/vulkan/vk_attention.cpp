@@ -41,7 +41,8 @@ struct CombineParams {
 };
 
 constexpr std::int64_t kMaxIndex = INT32_MAX;  // the shaders' uint arithmetic, with room
-constexpr std::uint32_t kSubgroupBasic = 0x1, kSubgroupShuffle = 0x10;  // VkSubgroupFeatureFlags
+constexpr std::uint32_t kSubgroupBasic = 0x1, kSubgroupVote = 0x2,
+                        kSubgroupShuffle = 0x10;  // VkSubgroupFeatureFlags
 
 // Whether a [batch, heads, rows, dim] view's rows load as 16-byte vectors of `per` elements:
 // unit dim stride, and the offset, the other strides and the row length multiples of `per`.
@@ -52,17 +53,20 @@ bool rows_of_vectors(std::int64_t offset, const std::int64_t* strides, std::int6
 }
 
 // flash on cooperative matrices (kernels/vulkan/attention_coopmat.comp): 64 query rows a
-// workgroup of four 32-wide subgroups, 32 keys a tile; its shared memory in bytes.
+// workgroup of four 32-wide subgroups, K and V tiles of 64 keys staged once for all four
+// (rows padded by 8 halves), a 2304-byte scratch a subgroup; its shared memory in bytes
+// (27648, 35840, 44032 for head dims 64, 96, 128).
 constexpr std::int64_t kCoopmatRows = 64;
 std::uint64_t coopmat_shared_bytes(std::int64_t d) {
-  return 64 * std::uint64_t(d + 8) * 2 + 4 * 512 * 4 + 4 * 640 * 2;
+  return 2 * 64 * std::uint64_t(d + 8) * 2 + 4 * 2304;
 }
 
 // Whether attention_coopmat.comp serves this flash launch: float16, the device's NV
-// cooperative matrices with a 16 x {8, 16} x 16 float16 shape, subgroups of exactly 32,
-// head_dim == value_dim in {64, 96, 128}, q, k and v rows of 16-byte vectors. Elsewhere
-// attention.comp runs (the same variant and results to the float16 rounding of the
-// probabilities the matrix units multiply). NBX_VULKAN_ATTENTION_COOPMAT=off keeps it off.
+// cooperative matrices with a 16 x {8, 16} x 16 float16 shape, subgroups of exactly 32 with
+// vote and shuffle, head_dim == value_dim in {64, 96, 128}, q, k and v rows of 16-byte
+// vectors. Elsewhere attention.comp runs (the same variant and results to the float16
+// rounding of the probabilities the matrix units multiply). NBX_VULKAN_ATTENTION_COOPMAT=off
+// keeps it off; =sync stages each K/V tile without loading the next one under the math.
 bool coopmat_serves(const DeviceFeatures& f, const abi::AttentionParams& p) {
   const char* env = std::getenv("NBX_VULKAN_ATTENTION_COOPMAT");
   if (env && std::string_view(env) == "off") return false;
@@ -71,8 +75,9 @@ bool coopmat_serves(const DeviceFeatures& f, const abi::AttentionParams& p) {
   return p.variant == abi::kAttentionFlash && DType(p.dtype) == DType::kFloat16 && f.coopmat_nv &&
          f.fp16 && f.vulkan_memory_model && s.m == 16 && s.k == 16 && (s.n == 8 || s.n == 16) &&
          f.min_subgroup_size == 32 && f.max_subgroup_size == 32 &&
-         f.max_workgroup_invocations >= 128 && d == p.value_dim &&
-         (d == 64 || d == 96 || d == 128) && coopmat_shared_bytes(d) <= f.max_shared_memory &&
+         (f.subgroup_ops & kSubgroupVote) != 0 && f.max_workgroup_invocations >= 128 &&
+         d == p.value_dim && (d == 64 || d == 96 || d == 128) &&
+         coopmat_shared_bytes(d) <= f.max_shared_memory &&
          rows_of_vectors(p.q_offset, p.q_strides, d, 8) &&
          rows_of_vectors(p.k_offset, p.k_strides, d, 8) &&
          rows_of_vectors(p.v_offset, p.v_strides, d, 8) &&
@@ -192,7 +197,12 @@ void launch_family(VulkanDevice& dev, const abi::AttentionParams& p, const Kerne
     const std::int64_t cm_items = p.batch * p.q_heads * blocks;
     g.work[0] = std::uint32_t(cm_items);
     g.work[1] = std::uint32_t(blocks);
-    const std::uint32_t cm_spec[] = {128u, std::uint32_t(p.head_dim), f.coopmat_f16_nv.n};
+    // Spec constants 1-3: head dim, fragment width, whether the next K/V tile loads into
+    // registers under this one's math.
+    const char* env = std::getenv("NBX_VULKAN_ATTENTION_COOPMAT");
+    const bool prefetch = !(env && std::string_view(env) == "sync");
+    const std::uint32_t cm_spec[] = {128u, std::uint32_t(p.head_dim), f.coopmat_f16_nv.n,
+                                     prefetch ? 1u : 0u};
     dev.record({.module = "attention_coopmat",
                 .spec = cm_spec,
                 .params = &g,
