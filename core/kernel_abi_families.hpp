@@ -644,8 +644,9 @@ struct AttentionParams {
   std::int32_t block_rows;  // query rows of a block (the plan's tile)
   std::int32_t block_keys;  // keys of a step
   std::int32_t splits;      // split_kv: key chunks (>= 1); other variants: 1
-  std::int32_t reserved;
-  std::int64_t batch;  // the output's leading dims before the heads, flattened
+  std::int32_t key_stages;  // flash_mma: K/V tiles in flight (2: the next loads under the
+                            // math; 1: a device without room for two); other variants: 1
+  std::int64_t batch;       // the output's leading dims before the heads, flattened
   std::int64_t q_heads, kv_heads;
   std::int64_t q_len, kv_len, head_dim, value_dim;
   std::int64_t causal_shift;  // key j takes part in row i where j <= i + causal_shift

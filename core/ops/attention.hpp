@@ -92,8 +92,9 @@ struct AttentionPlan {
   int tile = 0;                 // query rows of a block: block_ceiling floored at min_tile
   bool tile_clamped = false;    // the ceiling was under the floor
   std::int64_t chunk_rows = 0;  // the math path's query rows a step
-  // The fused paths' launch: query rows and keys of a block's step, key chunks (split_kv).
-  int block_rows = 0, block_keys = 0;
+  // The fused paths' launch: query rows and keys of a block's step, K/V tiles in flight
+  // (flash_mma: 2 or 1), key chunks (split_kv).
+  int block_rows = 0, block_keys = 0, key_stages = 1;
   std::int64_t splits = 1, split_len = 0;
   std::vector<PlanChoice> choices;
 };

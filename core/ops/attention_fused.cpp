@@ -67,7 +67,7 @@ Tensor run_fused_attention(const Tensor& q, const Tensor& k, const Tensor& v,
   p.variant = attention_variant(plan.path);
   p.dtype = std::int32_t(q.dtype());
   p.causal = d.mask == AttentionDims::Mask::kCausal;
-  p.block_rows = plan.block_rows, p.block_keys = plan.block_keys;
+  p.block_rows = plan.block_rows, p.block_keys = plan.block_keys, p.key_stages = plan.key_stages;
   p.splits = plan.path == AttentionPath::kSplitKv ? int(plan.splits) : 1;
   p.split_len = plan.split_len;
   p.batch = f.q.batch;

@@ -39,16 +39,19 @@ std::int64_t padded_dim(std::int64_t d) {  // flash_mma's shared-memory row: 64,
 bool size_blocks(AttentionPath path, const AttentionDims& d, std::int64_t budget, int tile,
                  int floor, AttentionPlan& plan) {
   if (path == AttentionPath::kFlashMma) {
-    // [rows + 2 x 64 keys] x (padded dim + 8) half values: Q, one K and one V tile; the 8
-    // elements of padding keep ldmatrix's eight rows on distinct banks.
+    // [rows + stages x 2 x 64 keys] x (padded dim + 8) half values: Q and stages K and V tiles;
+    // the 8 elements of padding keep ldmatrix's eight rows on distinct banks. Two stages (the
+    // next tile's copies under this one's math) before 128 rows: 64 rows in two stages beat
+    // 128 in one where both fit (sm_86/89's 99 KB at head dim 128).
     const std::int64_t row = (padded_dim(d.head_dim) + 8) * 2;
-    for (int rows : {128, 64}) {
-      if (rows > std::max(tile, 64) || (rows == 128 && d.head_dim > 128)) continue;
-      if ((rows + 2 * 64) * row <= budget) {
-        plan.block_rows = rows, plan.block_keys = 64;
-        return true;
+    for (int stages : {2, 1})
+      for (int rows : {128, 64}) {
+        if (rows > std::max(tile, 64) || (rows == 128 && d.head_dim > 128)) continue;
+        if ((rows + stages * 2 * 64) * row <= budget) {
+          plan.block_rows = rows, plan.block_keys = 64, plan.key_stages = stages;
+          return true;
+        }
       }
-    }
     return false;
   }
   // flash and split_kv: q rows in float32, a K tile with a padded row and a V tile.
@@ -225,7 +228,11 @@ void choose_attention_path(std::string_view op, DType dtype, const AttentionDims
   plan.choices.push_back(
       {"block",
        std::to_string(plan.block_rows) + " query rows x " + std::to_string(plan.block_keys) +
-           " keys",
+           " keys" +
+           (plan.path == AttentionPath::kFlashMma
+                ? ", " + std::to_string(plan.key_stages) + " K/V stage" +
+                      (plan.key_stages == 1 ? "" : "s")
+                : std::string()),
        "shared_memory.per_block_optin", caps.shared_memory_per_block_optin.source,
        "the tile's rows (at most the tile above) whose buffers fit the block's shared memory."});
   if (plan.path == AttentionPath::kSplitKv) size_splits(d, target, plan);
@@ -238,7 +245,7 @@ abi::AttentionParams attention_model_block(DType dtype, const AttentionDims& d,
   p.dtype = std::int32_t(dtype);
   p.causal = d.mask == AttentionDims::Mask::kCausal;
   p.causal_shift = p.causal && d.causal_bottom_right ? d.kv_len - d.q_len : 0;
-  p.block_rows = plan.block_rows, p.block_keys = plan.block_keys;
+  p.block_rows = plan.block_rows, p.block_keys = plan.block_keys, p.key_stages = plan.key_stages;
   p.splits = 1;
   p.batch = std::max<std::int64_t>(1, d.batch / std::max<std::int64_t>(1, d.q_heads));
   p.q_heads = d.q_heads, p.kv_heads = std::max<std::int64_t>(1, d.kv_heads);

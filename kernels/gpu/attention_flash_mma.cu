@@ -1,16 +1,21 @@
 // The attention family's flash_mma variant for CUDA sm_80+ (FlashAttention-2's schedule on
 // mma.sync m16n8k16, float32 accumulators; written from the papers, not from its code).
 //
-// A block takes block_rows (64 or 128) query rows of one (batch, head): each warp owns 16
-// rows. The Q tile is copied to shared memory once (and, up to head_dim 128, into registers
-// as A fragments); the keys are walked in tiles of 64: K and V tiles come by cp.async, V's
-// copy overlapping S = Q K^T and the next K's overlapping O += P V. The online softmax runs on
-// the S accumulators in registers (exp2 of scores pre-scaled by scale * log2 e), and P is
-// repacked from the accumulator layout straight into A fragments of the P V product: the
-// m16n8 C layout of two adjacent key tiles is the m16k16 A layout. Shared-memory rows are
-// padded by 8 elements, so ldmatrix's eight row addresses fall on distinct banks.
-// Rows past q_len and keys past kv_len load as zeros (cp.async's zero fill); keys outside a
-// row's causal window score -inf; a row no key reaches writes zeros.
+// A block of four warps takes block_rows (64 or 128) query rows of one (batch, head): each warp
+// owns RowTiles m16 tiles of them (block_rows 128: two, 32 rows a warp; 64: one), so every K
+// or V fragment ldmatrix brings feeds 2 x RowTiles mmas. The Q tile is copied to shared memory
+// once (and, where Dp x RowTiles <= 128, into registers as A fragments); the keys are walked in
+// tiles of 64 that come by cp.async in key_stages buffers: with two, tile t + 1's copies are
+// issued right after the block's one barrier of tile t and land under its math; with one (a
+// device whose shared memory cannot hold two, or head dim 256 where it cannot), a second
+// barrier a tile and no overlap. The online softmax runs on the S accumulators in registers
+// (exp2 of scores pre-scaled by scale * log2 e), and P is repacked from the accumulator layout
+// straight into A fragments of the P V product: the m16n8 C layout of two adjacent key tiles is
+// the m16k16 A layout. A warp whose rows see no key of a tile (the causal diagonal of a block)
+// skips the tile's math. Shared-memory rows are padded by 8 elements, so ldmatrix's eight row
+// addresses fall on distinct banks. Rows past q_len and keys past kv_len load as zeros
+// (cp.async's zero fill); keys outside a row's causal window score -inf; a row no key reaches
+// writes zeros.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -29,6 +34,7 @@ namespace nbx::gpu::attention {
 namespace {
 
 inline constexpr int kKeys = 64;
+inline constexpr float kRescaleSlack = 8.f;  // log2 units: O is rescaled once a max grows 2^8
 
 NBX_GPU_INLINE unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -89,22 +95,6 @@ NBX_GPU_INLINE float exp2_approx(float x) {  // 2^x; -inf gives 0
   return y;
 }
 
-// Rows [row0, row0 + rows) of a [batch, heads, rows, dim] operand (dim stride 1, 16-byte
-// rows: the variant's contract) into shared rows of Dp + 8 elements; zeros past row_count
-// and past dim.
-template <typename T, int Dp, int Threads>
-NBX_GPU_INLINE void load_rows(T* dst, const T* src, i64 offset, const std::int64_t* strides, i64 b,
-                              i64 h, i64 row0, int rows, i64 row_count, i64 dim) {
-  constexpr int kChunks = Dp / 8;
-  for (int c = threadIdx.x; c < rows * kChunks; c += Threads) {
-    const int r = c / kChunks, chunk = c % kChunks;
-    const i64 row = row0 + r;
-    const bool valid = row < row_count && chunk * 8 < dim;
-    const T* from = valid ? src + row_base(offset, strides, b, h, row) + chunk * 8 : src;
-    copy16_async(dst + r * (Dp + 8) + chunk * 8, from, valid);
-  }
-}
-
 // A 64-bit value the compiler cannot hoist out of a loop: keeps the loaders' per-pass
 // addresses from being precomputed into registers the accumulators need.
 NBX_GPU_INLINE i64 unhoisted(i64 x) {
@@ -152,195 +142,29 @@ NBX_GPU_INLINE void load_head_rows(T* dst, const T* head, i64 row_stride, i64 ro
 }
 #endif
 
-template <typename T, int Dp, int Warps>
-__global__ void __launch_bounds__(Warps * 32)
-    flash_mma_kernel(const NBX_GPU_GRID_CONSTANT abi::AttentionParams p, T* out, const T* q,
-                     const T* k, const T* v) {
-#if NBX_ATTENTION_MMA
-  constexpr int kRows = Warps * 16, kStride = Dp + 8, kThreads = Warps * 32;
-  constexpr bool kQInRegisters = Dp <= 128;
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  T* const sq = reinterpret_cast<T*>(shared_bytes);
-  T* const sk = sq + kRows * kStride;
-  T* const sv = sk + kKeys * kStride;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const float scale_log2 = float(p.scale) * kLog2e;
-  const i64 tiles = (p.q_len + kRows - 1) / kRows;
-  const i64 group = p.q_heads / p.kv_heads;
-
-  for (i64 bh = blockIdx.x; bh < p.batch * p.q_heads; bh += gridDim.x) {
-    const i64 b = bh / p.q_heads, h = bh % p.q_heads, hk = h / group;
-    for (i64 t_index = blockIdx.y; t_index < tiles; t_index += gridDim.y) {
-      const i64 r0 = (tiles - 1 - t_index) * kRows;  // the longest causal rows first
-      const i64 last = (r0 + kRows < p.q_len ? r0 + kRows : p.q_len) - 1;
-      const int key_tiles = int((keys_seen(p, last) + kKeys - 1) / kKeys);
-      load_rows<T, Dp, kThreads>(sq, q, p.q_offset, p.q_strides, b, h, r0, kRows, p.q_len,
-                                 p.head_dim);
-      if (key_tiles > 0)
-        load_rows<T, Dp, kThreads>(sk, k, p.k_offset, p.k_strides, b, hk, 0, kKeys, p.kv_len,
-                                   p.head_dim);
-      async_commit();
-      async_wait_all();
-      __syncthreads();
-
-      const T* const q_warp = sq + (warp * 16 + lane % 16) * kStride + (lane / 16) * 8;
-      unsigned qf[kQInRegisters ? Dp / 16 : 1][4];
-      if constexpr (kQInRegisters) {
-#pragma unroll
-        for (int kk = 0; kk < Dp / 16; ++kk) load_matrix_x4(qf[kk], q_warp + kk * 16);
-      }
-      float o[Dp / 8][4];
-#pragma unroll
-      for (int n = 0; n < Dp / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
-      float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
-      const i64 warp_row = r0 + warp * 16;
-      const i64 rows[2] = {warp_row + lane / 4, warp_row + lane / 4 + 8};
-
-      for (int t = 0; t < key_tiles; ++t) {
-        const i64 k0 = i64(t) * kKeys;
-        load_rows<T, Dp, kThreads>(sv, v, p.v_offset, p.v_strides, b, hk, k0, kKeys, p.kv_len,
-                                   p.value_dim);
-        async_commit();
-
-        // S = Q K^T for the warp's 16 rows and the tile's 64 keys.
-        float s[kKeys / 8][4];
-#pragma unroll
-        for (int n = 0; n < kKeys / 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-#pragma unroll
-        for (int kk = 0; kk < Dp / 16; ++kk) {
-          unsigned a[4];
-          if constexpr (kQInRegisters) {
-            a[0] = qf[kk][0], a[1] = qf[kk][1], a[2] = qf[kk][2], a[3] = qf[kk][3];
-          } else {
-            load_matrix_x4(a, q_warp + kk * 16);
-          }
-#pragma unroll
-          for (int nn = 0; nn < kKeys / 16; ++nn) {
-            unsigned bk[4];
-            load_matrix_x4(bk, sk + (nn * 16 + (lane / 16) * 8 + lane % 8) * kStride + kk * 16 +
-                                   ((lane / 8) % 2) * 8);
-            mma<T>(s[2 * nn], a, bk[0], bk[1]);
-            mma<T>(s[2 * nn + 1], a, bk[2], bk[3]);
-          }
-        }
-        // Keys past kv_len or outside a row's causal window: -inf (only tiles that reach them).
-        if (k0 + kKeys > p.kv_len || (p.causal && k0 + kKeys - 1 > warp_row + p.causal_shift)) {
-#pragma unroll
-          for (int n = 0; n < kKeys / 8; ++n)
-#pragma unroll
-            for (int c = 0; c < 4; ++c) {
-              const i64 key = k0 + n * 8 + 2 * (lane % 4) + (c & 1);
-              if (key >= keys_seen(p, rows[c / 2])) s[n][c] = -INFINITY;
-            }
-        }
-        // The online softmax of each of the thread's two rows (a quad of lanes shares a row).
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          float mx = -INFINITY;
-#pragma unroll
-          for (int n = 0; n < kKeys / 8; ++n) mx = fmaxf(mx, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
-          mx = fmaxf(mx, warp_shuffle_xor(mx, 1));
-          mx = fmaxf(mx, warp_shuffle_xor(mx, 2));
-          const float m_new = fmaxf(m[r], mx * scale_log2);
-          const float m_use = m_new == -INFINITY ? 0.f : m_new;
-          const float alpha = exp2_approx(m[r] - m_use);
-          m[r] = m_new;
-          float sum = 0.f;
-#pragma unroll
-          for (int n = 0; n < kKeys / 8; ++n)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const float pe = exp2_approx(s[n][2 * r + e] * scale_log2 - m_use);
-              s[n][2 * r + e] = pe;
-              sum += pe;
-            }
-          l[r] = l[r] * alpha + sum;
-#pragma unroll
-          for (int n = 0; n < Dp / 8; ++n) o[n][2 * r] *= alpha, o[n][2 * r + 1] *= alpha;
-        }
-        async_wait_all();  // V is in; every warp is done with K
-        __syncthreads();
-        if (t + 1 < key_tiles) {
-          load_rows<T, Dp, kThreads>(sk, k, p.k_offset, p.k_strides, b, hk, k0 + kKeys, kKeys,
-                                     p.kv_len, p.head_dim);
-          async_commit();
-        }
-        // O += P V: two key tiles of the S accumulators are one A fragment.
-#pragma unroll
-        for (int kk = 0; kk < kKeys / 16; ++kk) {
-          const unsigned a[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]),
-                                 pack2<T>(s[2 * kk][2], s[2 * kk][3]),
-                                 pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                                 pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-#pragma unroll
-          for (int dd = 0; dd < Dp / 16; ++dd) {
-            unsigned bv[4];
-            load_matrix_x4_trans(bv, sv + (kk * 16 + ((lane / 8) % 2) * 8 + lane % 8) * kStride +
-                                         dd * 16 + (lane / 16) * 8);
-            mma<T>(o[2 * dd], a, bv[0], bv[1]);
-            mma<T>(o[2 * dd + 1], a, bv[2], bv[3]);
-          }
-        }
-        async_wait_all();  // the next K is in; every warp is done with V
-        __syncthreads();
-      }
-
-      // out = O / l (zeros for a row no key reached), rounded once.
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        l[r] += warp_shuffle_xor(l[r], 1);
-        l[r] += warp_shuffle_xor(l[r], 2);
-        if (rows[r] >= p.q_len) continue;
-        const float inv = l[r] > 0.f ? 1.f / l[r] : 0.f;
-        T* const dst = out + row_base(p.out_offset, p.out_strides, b, h, rows[r]);
-#pragma unroll
-        for (int n = 0; n < Dp / 8; ++n) {
-          const int d = n * 8 + 2 * (lane % 4);
-          if (d < p.value_dim) {
-            dst[d * p.out_strides[3]] = from_f32<T>(o[n][2 * r] * inv);
-            dst[(d + 1) * p.out_strides[3]] = from_f32<T>(o[n][2 * r + 1] * inv);
-          }
-        }
-      }
-      __syncthreads();  // the next tile's copies overwrite Q and K
-    }
-  }
-#endif
-}
-
-// The second schedule ("v2": NBX_FLASH_MMA_SCHEDULE=v2 selects it; the kernel above stays the
-// default until v2 passes the fused-attention tests and conformance on a GPU — its only run,
-// a standalone harness, timed it but its correctness check ended before printing a verdict).
-// Four warps, each owning RowTiles m16 tiles of query rows (block_rows 128: 2 tiles, 32 rows
-// a warp; block_rows 64: 1 tile), so every K or V fragment ldmatrix brings feeds 2 x RowTiles
-// mmas (per 64-key tile and warp at Dp 128: 80 ldmatrix for 256 mma, v1 64 for 128). Measured
-// on an H100 (2026-12-07, standalone A/B of this file, bf16 b4 h32 s4096 d128): causal 1.74 ms
-// (317 TFLOP/s) against v1's 3.09 ms, full 3.47 ms (317) against 5.83 ms. What changes:
-//  - Q's A fragments stay in registers only where Dp x RowTiles <= 128 (32 registers); at
-//    Dp 96/128 with two row tiles they are reloaded from shared memory every k step (the O
-//    and S accumulators alone take 192 registers).
-//  - K and V come in two stages: tile t + 1's copies are issued right after the block's one
-//    barrier of tile t and have the whole of tile t's S, softmax and P V to land.
-//  - A warp whose rows see no key of a tile (the causal diagonal of a 128-row block) skips
-//    the tile's math, keeping only the barrier.
+// Measured on an H100 (2026-12-07, bf16 b4 h32 s4096 d128, block_rows 128, two stages):
+// causal 1.74 ms (317 TFLOP/s), full 3.47 ms; the first schedule of this file (eight warps of
+// 16 rows, one K/V buffer each) took 3.09 and 5.83 ms. Registers (ptxas, sm_90): 167–218 with
+// 16 rows a warp, 247–255 with 32 (a few bytes spilled at Dp 96 and 128): at Dp 96/128 with two
+// row tiles the Q fragments are reloaded from shared memory every k step instead of held.
 // Fragment layouts (PTX ISA, mma.m16n8k16, g = lane / 4, c = lane % 4): A a0 = (row g, cols
 // 2c, 2c+1), a1 = (g + 8, 2c..), a2 = (g, 2c + 8..), a3 = (g + 8, 2c + 8..); B b0 = (k 2c, 2c+1,
 // col g), b1 = (k 2c + 8.., g); C c0, c1 = (row g, cols 2c, 2c+1), c2, c3 = (g + 8, 2c..).
 // ldmatrix.x4: lanes 8j..8j+7 address the rows of matrix j; register j of a lane holds row
 // lane / 4, elements 2 (lane % 4) and +1 of matrix j (.trans: column lane / 4, rows 2 (lane %
-// 4) and +1). The addressing of Q, K and V is v1's, per row tile.
-template <typename T, int Dp, int RowTiles>
+// 4) and +1).
+template <typename T, int Dp, int RowTiles, int Stages>
 __global__ void __launch_bounds__(128, 1)
-    flash_mma_staged_kernel(const NBX_GPU_GRID_CONSTANT abi::AttentionParams p, T* out, const T* q,
-                            const T* k, const T* v) {
+    flash_mma_kernel(const NBX_GPU_GRID_CONSTANT abi::AttentionParams p, T* out, const T* q,
+                     const T* k, const T* v, bool eager_rescale) {
 #if NBX_ATTENTION_MMA
   constexpr int kWarps = 4, kThreads = kWarps * 32, kWarpRows = 16 * RowTiles;
   constexpr int kRows = kWarps * kWarpRows, kStride = Dp + 8, kTile = kKeys * kStride;
   constexpr bool kQInRegisters = Dp * RowTiles <= 128;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* const sq = reinterpret_cast<T*>(shared_bytes);
-  T* const sk = sq + kRows * kStride;  // two stages of K, then two of V
-  T* const sv = sk + 2 * kTile;
+  T* const sk = sq + kRows * kStride;  // Stages buffers of K, then Stages of V
+  T* const sv = sk + Stages * kTile;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const float scale_log2 = float(p.scale) * kLog2e;
   const i64 tiles = (p.q_len + kRows - 1) / kRows;
@@ -394,12 +218,21 @@ __global__ void __launch_bounds__(128, 1)
 
       for (int t = 0; t < key_tiles; ++t) {
         if (t > 0) {
-          // Tile t is in (each thread waited for its own copies; the barrier publishes them),
-          // and every warp is done with tile t - 1, whose stage the next copies overwrite.
+          if constexpr (Stages == 1) {
+            __syncthreads();  // every warp is done with tile t - 1, whose buffer tile t takes
+            load_head_rows<T, Dp, kKeys, kThreads>(sk, k_head, p.k_strides[2], i64(t) * kKeys,
+                                                   p.kv_len, p.head_dim);
+            load_head_rows<T, Dp, kKeys, kThreads>(sv, v_head, p.v_strides[2], i64(t) * kKeys,
+                                                   p.kv_len, p.value_dim);
+            async_commit();
+          }
+          // Tile t is in (each thread waited for its own copies; the barrier publishes them);
+          // with two stages every warp is also done with tile t - 1, whose buffer the next
+          // copies overwrite.
           async_wait_all();
           __syncthreads();
         }
-        if (t + 1 < key_tiles) {
+        if (Stages == 2 && t + 1 < key_tiles) {
           const int next = (t + 1) & 1;
           load_head_rows<T, Dp, kKeys, kThreads>(sk + next * kTile, k_head, p.k_strides[2],
                                                  i64(t + 1) * kKeys, p.kv_len, p.head_dim);
@@ -408,8 +241,8 @@ __global__ void __launch_bounds__(128, 1)
           async_commit();
         }
         if (t >= warp_tiles) continue;  // all of the warp's rows score -inf here: no change
-        const T* const sk_t = sk + (t & 1) * kTile;
-        const T* const sv_t = sv + (t & 1) * kTile;
+        const T* const sk_t = sk + (Stages == 2 ? t & 1 : 0) * kTile;
+        const T* const sv_t = sv + (Stages == 2 ? t & 1 : 0) * kTile;
 
         // S = Q K^T for the warp's rows and the tile's 64 keys. K fragment (lanes 8j..8j+7
         // address matrix j): matrices 0, 1 = keys nn*16 + 0..7 at dims kk*16 + 0..7 / 8..15
@@ -460,21 +293,36 @@ __global__ void __launch_bounds__(128, 1)
             }
         }
         // The online softmax of each of the thread's rows (a quad of lanes shares a row); l
-        // holds the thread's partial sums, reduced over the quad once at the end.
+        // holds the thread's partial sums, reduced over the quad once at the end. The running
+        // max m moves only when some row of the warp sees a score past it by more than
+        // kRescaleSlack (2^8 in the exponent): otherwise the tile's probabilities are taken
+        // against the stale max (at most 2^8, exact in float32 and in P's half type) and O and
+        // l skip their rescale — the quotient O / l is the same. eager_rescale moves it every
+        // tile (the default until NBX_FLASH_MMA_RESCALE=lazy is seen correct on a GPU).
+        float mx[RowTiles][2];
+        bool grow = eager_rescale;
+#pragma unroll
+        for (int i = 0; i < RowTiles; ++i)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            float x = -INFINITY;
+#pragma unroll
+            for (int n = 0; n < kKeys / 8; ++n)
+              x = fmaxf(x, fmaxf(s[i][n][2 * r], s[i][n][2 * r + 1]));
+            x = fmaxf(x, warp_shuffle_xor(x, 1));
+            x = fmaxf(x, warp_shuffle_xor(x, 2));
+            mx[i][r] = x * scale_log2;
+            grow = grow || mx[i][r] > m[i][r] + kRescaleSlack;
+          }
+        grow = __any_sync(0xffffffffu, grow);
         float alpha[RowTiles][2];
 #pragma unroll
         for (int i = 0; i < RowTiles; ++i)
 #pragma unroll
           for (int r = 0; r < 2; ++r) {
-            float mx = -INFINITY;
-#pragma unroll
-            for (int n = 0; n < kKeys / 8; ++n)
-              mx = fmaxf(mx, fmaxf(s[i][n][2 * r], s[i][n][2 * r + 1]));
-            mx = fmaxf(mx, warp_shuffle_xor(mx, 1));
-            mx = fmaxf(mx, warp_shuffle_xor(mx, 2));
-            const float m_new = fmaxf(m[i][r], mx * scale_log2);
+            const float m_new = grow ? fmaxf(m[i][r], mx[i][r]) : m[i][r];
             const float m_use = m_new == -INFINITY ? 0.f : m_new;
-            alpha[i][r] = exp2_approx(m[i][r] - m_use);
+            alpha[i][r] = grow ? exp2_approx(m[i][r] - m_use) : 1.f;
             m[i][r] = m_new;
             float sum = 0.f;
 #pragma unroll
@@ -487,16 +335,18 @@ __global__ void __launch_bounds__(128, 1)
               }
             l[i][r] = l[i][r] * alpha[i][r] + sum;
           }
+        if (grow) {
 #pragma unroll
-        for (int i = 0; i < RowTiles; ++i)
+          for (int i = 0; i < RowTiles; ++i)
 #pragma unroll
-          for (int n = 0; n < Dp / 8; ++n) {
-            o[i][n][0] *= alpha[i][0], o[i][n][1] *= alpha[i][0];
-            o[i][n][2] *= alpha[i][1], o[i][n][3] *= alpha[i][1];
-          }
-          // O += P V: the C fragments of key tiles 2 kk and 2 kk + 1 are the A fragment of key
-          // step kk. V fragment (.trans): matrices 0, 1 = keys kk*16 + 0..7 / 8..15 at dims
-          // dd*16 + 0..7 (b0, b1 of dim tile 2 dd), matrices 2, 3 = dims dd*16 + 8..15.
+            for (int n = 0; n < Dp / 8; ++n) {
+              o[i][n][0] *= alpha[i][0], o[i][n][1] *= alpha[i][0];
+              o[i][n][2] *= alpha[i][1], o[i][n][3] *= alpha[i][1];
+            }
+        }
+        // O += P V: the C fragments of key tiles 2 kk and 2 kk + 1 are the A fragment of key
+        // step kk. V fragment (.trans): matrices 0, 1 = keys kk*16 + 0..7 / 8..15 at dims
+        // dd*16 + 0..7 (b0, b1 of dim tile 2 dd), matrices 2, 3 = dims dd*16 + 8..15.
 #pragma unroll
         for (int kk = 0; kk < kKeys / 16; ++kk) {
           unsigned a[RowTiles][4];
@@ -555,75 +405,53 @@ __global__ void __launch_bounds__(128, 1)
 #endif
 }
 
-template <typename T, int Dp, int Warps>
-Error launch_tile(const abi::AttentionParams& p, const GpuLaunch& l) {
-  constexpr int kRows = Warps * 16;
-  const int shared = (kRows + 2 * kKeys) * (Dp + 8) * int(sizeof(T));
-  auto* kernel = &flash_mma_kernel<T, Dp, Warps>;
-  if (const Error e = allow_dynamic_shared(kernel, shared); e != kSuccess) return e;
-  const i64 heads = p.batch * p.q_heads, tiles = (p.q_len + kRows - 1) / kRows;
-  const dim3 grid(unsigned(heads < (i64(1) << 30) ? heads : i64(1) << 30),
-                  unsigned(tiles < 65535 ? tiles : 65535));
-  kernel<<<grid, Warps * 32, shared, static_cast<Stream>(l.stream)>>>(
-      p, static_cast<T*>(l.buffers[0].address), static_cast<const T*>(l.buffers[1].address),
-      static_cast<const T*>(l.buffers[2].address), static_cast<const T*>(l.buffers[3].address));
-  return last_launch_error();
+// NBX_FLASH_MMA_RESCALE=lazy rescales O only when a row's max grows past kRescaleSlack; the
+// default (eager, the form measured correct on an H100) rescales it at every key tile, until
+// the lazy form's checks on a GPU have run. Read once per process.
+bool eager_rescale_requested() {
+  static const bool eager = [] {
+    const char* s = std::getenv("NBX_FLASH_MMA_RESCALE");
+    return s == nullptr || std::string_view(s) != "lazy";
+  }();
+  return eager;
 }
 
-template <typename T, int Dp, int RowTiles>
-Error launch_staged(const abi::AttentionParams& p, const GpuLaunch& l) {
+template <typename T, int Dp, int RowTiles, int Stages>
+Error launch_tile(const abi::AttentionParams& p, const GpuLaunch& l) {
   constexpr int kRows = 4 * 16 * RowTiles;
-  const int shared = (kRows + 4 * kKeys) * (Dp + 8) * int(sizeof(T));
-  auto* kernel = &flash_mma_staged_kernel<T, Dp, RowTiles>;
+  const int shared = (kRows + 2 * Stages * kKeys) * (Dp + 8) * int(sizeof(T));
+  auto* kernel = &flash_mma_kernel<T, Dp, RowTiles, Stages>;
   if (const Error e = allow_dynamic_shared(kernel, shared); e != kSuccess) return e;
   const i64 heads = p.batch * p.q_heads, tiles = (p.q_len + kRows - 1) / kRows;
   const dim3 grid(unsigned(heads < (i64(1) << 30) ? heads : i64(1) << 30),
                   unsigned(tiles < 65535 ? tiles : 65535));
   kernel<<<grid, 128, shared, static_cast<Stream>(l.stream)>>>(
       p, static_cast<T*>(l.buffers[0].address), static_cast<const T*>(l.buffers[1].address),
-      static_cast<const T*>(l.buffers[2].address), static_cast<const T*>(l.buffers[3].address));
+      static_cast<const T*>(l.buffers[2].address), static_cast<const T*>(l.buffers[3].address),
+      eager_rescale_requested());
   return last_launch_error();
 }
 
-// NBX_FLASH_MMA_SCHEDULE=v2 runs the staged schedule instead of the first one (flash_mma_kernel),
-// for its verification and A/B measurements; unset, v1 or any other value, the first one (the
-// verified kernel). Read once per process.
-bool first_schedule_requested() {
-  static const bool requested = [] {
-    const char* s = std::getenv("NBX_FLASH_MMA_SCHEDULE");
-    return s == nullptr || std::string_view(s) != "v2";
-  }();
-  return requested;
+// The plan's tile (core/ops/attention_path.cpp sizes it for the device's opt-in shared
+// memory): block_rows 128 or 64 (64 above head dim 128), key_stages 2 or 1.
+template <typename T, int Dp>
+Error launch_dim(const abi::AttentionParams& p, const GpuLaunch& l) {
+  const bool two = p.key_stages == 2;
+  if constexpr (Dp == 256) {
+    return two ? launch_tile<T, Dp, 1, 2>(p, l) : launch_tile<T, Dp, 1, 1>(p, l);
+  } else {
+    if (p.block_rows == 128)
+      return two ? launch_tile<T, Dp, 2, 2>(p, l) : launch_tile<T, Dp, 2, 1>(p, l);
+    return two ? launch_tile<T, Dp, 1, 2>(p, l) : launch_tile<T, Dp, 1, 1>(p, l);
+  }
 }
 
-template <typename T>
-Error launch_first(const abi::AttentionParams& p, const GpuLaunch& l) {
-  const bool wide = p.block_rows == 128;  // 8 warps; head_dim <= 128 (the variant's contract)
-  if (p.head_dim <= 64) return wide ? launch_tile<T, 64, 8>(p, l) : launch_tile<T, 64, 4>(p, l);
-  if (p.head_dim <= 96) return wide ? launch_tile<T, 96, 8>(p, l) : launch_tile<T, 96, 4>(p, l);
-  if (p.head_dim <= 128) return wide ? launch_tile<T, 128, 8>(p, l) : launch_tile<T, 128, 4>(p, l);
-  return launch_tile<T, 256, 4>(p, l);
-}
-
-// block_rows 128: four warps of 32 rows; 64: four warps of 16 rows. Head dims above 128 keep
-// the first schedule (two 64 x 256 stages would leave one block an SM), and so does a device
-// whose opt-in shared memory a block cannot hold the two stages in (99 KB on sm_86/89: 128
-// rows at Dp 128 take 104 KB), which the plan sized for one stage. (GpuLaunch's
-// shared_memory_per_block is the 48 KB default, not the opt-in limit: hence the query.)
 template <typename T>
 Error launch_dtype(const abi::AttentionParams& p, const GpuLaunch& l) {
-  const int dp = p.head_dim <= 64 ? 64 : p.head_dim <= 96 ? 96 : 128;
-  const int rows = p.block_rows == 128 ? 128 : 64;
-  if (first_schedule_requested() || p.head_dim > 128) return launch_first<T>(p, l);
-  int optin = 0;
-  if (const Error e =
-          cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, l.device_index);
-      e != kSuccess)
-    return e;
-  if ((rows + 4 * kKeys) * (dp + 8) * int(sizeof(T)) > optin) return launch_first<T>(p, l);
-  if (dp == 64) return rows == 128 ? launch_staged<T, 64, 2>(p, l) : launch_staged<T, 64, 1>(p, l);
-  if (dp == 96) return rows == 128 ? launch_staged<T, 96, 2>(p, l) : launch_staged<T, 96, 1>(p, l);
-  return rows == 128 ? launch_staged<T, 128, 2>(p, l) : launch_staged<T, 128, 1>(p, l);
+  if (p.head_dim <= 64) return launch_dim<T, 64>(p, l);
+  if (p.head_dim <= 96) return launch_dim<T, 96>(p, l);
+  if (p.head_dim <= 128) return launch_dim<T, 128>(p, l);
+  return launch_dim<T, 256>(p, l);
 }
 
 }  // namespace

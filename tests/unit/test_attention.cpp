@@ -406,6 +406,35 @@ TEST_CASE("a block_ceiling under attention.min_tile is clamped up to it and anno
   CHECK(e.output == "bfloat16 [4, 32, 4096, 128]");
 }
 
+TEST_CASE("flash_mma's tile: two K/V stages before 128 rows, by each device's shared memory") {
+  // The plan sizes (rows + stages x 128 keys) x (padded dim + 8) half values against
+  // shared_memory.per_block_optin: sm_90's 227 KB holds 128 rows in two stages up to head dim
+  // 128; sm_86's 99 KB takes 64 rows in two stages at 128 and one stage at 256 (exactly
+  // 99 KB); sm_80's 163 KB one stage at 256.
+  setenv("NBX_ATTENTION", "flash_mma", 1);
+  const auto tile = [](const char* arch, std::int64_t head_dim) {
+    const Capabilities caps = capabilities_for_arch(arch);
+    const ops::PlanTarget target{caps, arch, std::string("arch ") + arch};
+    ops::AttentionDims dims;
+    dims.batch = 8, dims.q_heads = 8, dims.kv_heads = 8, dims.q_len = 1024, dims.kv_len = 1024;
+    dims.head_dim = dims.value_dim = head_dim;
+    const ops::AttentionPlan plan =
+        ops::plan_attention("scaled_dot_product_attention", DType::kBFloat16, dims, target);
+    CHECK(plan.path == ops::AttentionPath::kFlashMma);
+    std::string block;
+    for (const ops::PlanChoice& c : plan.choices)
+      if (c.what == "block") block = c.value;
+    return std::to_string(plan.block_rows) + "x" + std::to_string(plan.key_stages) + " " + block;
+  };
+  CHECK(tile("nvidia/sm_90", 128) == "128x2 128 query rows x 64 keys, 2 K/V stages");
+  CHECK(tile("nvidia/sm_90", 256) == "64x2 64 query rows x 64 keys, 2 K/V stages");
+  CHECK(tile("nvidia/sm_86", 64) == "128x2 128 query rows x 64 keys, 2 K/V stages");
+  CHECK(tile("nvidia/sm_86", 128) == "64x2 64 query rows x 64 keys, 2 K/V stages");
+  CHECK(tile("nvidia/sm_86", 256) == "64x1 64 query rows x 64 keys, 1 K/V stage");
+  CHECK(tile("nvidia/sm_80", 256) == "64x1 64 query rows x 64 keys, 1 K/V stage");
+  unsetenv("NBX_ATTENTION");
+}
+
 namespace {
 
 // NBX_ATTENTION for one scope (unset without a value), unset again after it.

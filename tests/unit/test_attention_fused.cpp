@@ -95,16 +95,22 @@ struct ForcedPath {
   ~ForcedPath() { unsetenv("NBX_ATTENTION"); }
 };
 
-// Whether the smallest tile of the FMA paths (flash: 8 rows; split_kv: q_len x group rows;
-// 16 keys) fits the device's shared memory: the plan's formula (attention_path.cpp). A forced
-// path that does not fit is refused by name (checked below), not run.
+// Whether the path's smallest tile fits the device's shared memory (an overlay may lower it:
+// NBX_DEVICE_OVERLAY), by the plan's formulas (attention_path.cpp): flash_mma 64 rows and one
+// K/V stage of 64 keys in half values on rows padded to 64/96/128/256 + 8; flash 8 rows and
+// split_kv q_len x group rows in float32, 16 keys. A forced path that does not fit is refused
+// by name (checked below), not run.
 bool fits(const Device& d, const char* path, const Case& c) {
-  if (std::string(path) == "flash_mma" || std::string(path) == "cudnn") return true;
-  const std::int64_t rows = std::string(path) == "split_kv" ? c.L * (c.Hq / c.Hk) : 8;
+  if (std::string(path) == "cudnn") return true;
   const auto& caps = d.capabilities();
   const std::int64_t budget = caps.shared_memory_per_block_optin.value > 0
                                   ? caps.shared_memory_per_block_optin.value
                                   : caps.shared_memory_per_block.value;
+  if (std::string(path) == "flash_mma") {
+    const std::int64_t padded = c.E <= 64 ? 64 : c.E <= 96 ? 96 : c.E <= 128 ? 128 : 256;
+    return (64 + 2 * 64) * (padded + 8) * 2 <= budget;
+  }
+  const std::int64_t rows = std::string(path) == "split_kv" ? c.L * (c.Hq / c.Hk) : 8;
   return 4 * (rows * c.E + 16 * (c.E + 1) + 16 * c.Ev) <= budget;
 }
 
