@@ -41,3 +41,11 @@ step() {
   timeout "$limit" "$@" >"$O/$name.log" 2>&1
   echo "$name rc=$? $((SECONDS - t0))s" >>"$O/steps.log"
 }
+# san TOOL NAME COMMAND…: the command under compute-sanitizer's TOOL as step NAME, in the
+# background, limited to $S seconds; NVTX on, so the marks of what cuBLASLt and cuDNN write
+# (backends/cuda/cuda_sanitizer_marks.cpp) reach initcheck.
+san() {
+  local tool=$1 name=$2
+  shift 2
+  step "$name" "${S:-240}" compute-sanitizer --tool "$tool" --nvtx yes --error-exitcode 1 "$@" &
+}

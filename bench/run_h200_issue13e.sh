@@ -17,11 +17,6 @@ B=$1 W=$2 O=$3
 source "$(dirname "$0")/h200_steps.sh"
 S=${CAP:-240}
 W=$PWD/$W
-san() {  # tool, step name, command…
-  local tool=$1 name=$2
-  shift 2
-  step "$name" "$S" compute-sanitizer --tool "$tool" --error-exitcode 1 "$@" &
-}
 NBX_FLASH_MMA_SCHEDULE=v2 step unit_fused_v2 150 "$B/tests/unit/test_attention_fused" &
 NBX_FLASH_MMA_SCHEDULE=v2 step unit_attention_v2 100 "$B/tests/unit/test_attention" &
 NBX_FLASH_MMA_SCHEDULE=v2 NBX_ATTENTION=own step conf_attention_own_v2 150 "$B/nbx" conformance \

@@ -29,11 +29,6 @@ overlay() {  # file, per_block_optin
 }
 overlay "$O/optin_99k.yml" 101376
 overlay "$O/optin_80k.yml" 80000
-san() {  # tool, step name, command…
-  local tool=$1 name=$2
-  shift 2
-  step "$name" "$S" compute-sanitizer --tool "$tool" --error-exitcode 1 "$@" &
-}
 step unit_fused "$U" "$B/tests/unit/test_attention_fused" &
 NBX_VULKAN_LOADER=libvulkan-absent.so.1 NBX_DEVICE_OVERLAY=$O/optin_99k.yml step unit_fused_99k "$U" "$B/tests/unit/test_attention_fused" \
   -tc="flash_mma*" &

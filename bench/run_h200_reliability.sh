@@ -35,11 +35,6 @@ done
 wait
 NBX_LARGE_DEVICES=cuda:0 step large "${LARGE_CAP:-150}" "$B/tests/large/test_large_tensors"
 S=${SAN_CAP:-270}
-san() {  # tool, step name, command…
-  local tool=$1 name=$2
-  shift 2
-  step "$name" "$S" compute-sanitizer --tool "$tool" --error-exitcode 1 "$@" &
-}
 for k in 1 2 3 4; do
   san memcheck memcheck_conf_${k}of4 "$B/nbx" conformance --backend cuda --quick --shard $k/4
 done

@@ -12,11 +12,6 @@ source "$(dirname "$0")/h200_steps.sh"
 S=${CAP:-420}
 # --nvtx yes (the default, said): the CUDA backend marks what cuBLASLt and cuDNN wrote as
 # initialized, since initcheck does not see their kernels' stores (issue 15).
-san() {  # tool, step name, command…
-  local tool=$1 name=$2
-  shift 2
-  step "$name" "$S" compute-sanitizer --tool "$tool" --nvtx yes --error-exitcode 1 "$@" &
-}
 for spec in racecheck:${RACE_SHARDS:-6} initcheck:${INIT_SHARDS:-4} synccheck:${SYNC_SHARDS:-3}; do
   tool=${spec%%:*} n=${spec##*:}
   for k in $(seq 1 "$n"); do

@@ -61,6 +61,18 @@ std::uint64_t coopmat_shared_bytes(std::int64_t d) {
   return 2 * 64 * std::uint64_t(d + 8) * 2 + 4 * 2304;
 }
 
+enum class CoopmatSetting { kPrefetch, kSync, kOff };
+CoopmatSetting coopmat_setting() {  // NBX_VULKAN_ATTENTION_COOPMAT, read once per process
+  static const CoopmatSetting setting = [] {
+    const char* env = std::getenv("NBX_VULKAN_ATTENTION_COOPMAT");
+    const std::string_view v = env ? env : "";
+    return v == "off"    ? CoopmatSetting::kOff
+           : v == "sync" ? CoopmatSetting::kSync
+                         : CoopmatSetting::kPrefetch;
+  }();
+  return setting;
+}
+
 // Whether attention_coopmat.comp serves this flash launch: float16, the device's NV
 // cooperative matrices with a 16 x {8, 16} x 16 float16 shape, subgroups of exactly 32 with
 // vote and shuffle, head_dim == value_dim in {64, 96, 128}, q, k and v rows of 16-byte
@@ -68,8 +80,7 @@ std::uint64_t coopmat_shared_bytes(std::int64_t d) {
 // rounding of the probabilities the matrix units multiply). NBX_VULKAN_ATTENTION_COOPMAT=off
 // keeps it off; =sync stages each K/V tile without loading the next one under the math.
 bool coopmat_serves(const DeviceFeatures& f, const abi::AttentionParams& p) {
-  const char* env = std::getenv("NBX_VULKAN_ATTENTION_COOPMAT");
-  if (env && std::string_view(env) == "off") return false;
+  if (coopmat_setting() == CoopmatSetting::kOff) return false;
   const CoopmatShape& s = f.coopmat_f16_nv;
   const std::int64_t d = p.head_dim;
   return p.variant == abi::kAttentionFlash && DType(p.dtype) == DType::kFloat16 && f.coopmat_nv &&
@@ -199,8 +210,7 @@ void launch_family(VulkanDevice& dev, const abi::AttentionParams& p, const Kerne
     g.work[1] = std::uint32_t(blocks);
     // Spec constants 1-3: head dim, fragment width, whether the next K/V tile loads into
     // registers under this one's math.
-    const char* env = std::getenv("NBX_VULKAN_ATTENTION_COOPMAT");
-    const bool prefetch = !(env && std::string_view(env) == "sync");
+    const bool prefetch = coopmat_setting() == CoopmatSetting::kPrefetch;
     const std::uint32_t cm_spec[] = {128u, std::uint32_t(p.head_dim), f.coopmat_f16_nv.n,
                                      prefetch ? 1u : 0u};
     dev.record({.module = "attention_coopmat",

@@ -7,8 +7,8 @@
 // once (and, where Dp x RowTiles <= 128, into registers as A fragments); the keys are walked in
 // tiles of 64 that come by cp.async in key_stages buffers: with two, tile t + 1's copies are
 // issued right after the block's one barrier of tile t and land under its math; with one (a
-// device whose shared memory cannot hold two, or head dim 256 where it cannot), a second
-// barrier a tile and no overlap. The online softmax runs on the S accumulators in registers
+// device whose opt-in shared memory cannot hold two: sm_80 and sm_86 at head dim 256), a
+// second barrier a tile and no overlap. The online softmax runs on the S accumulators in registers
 // (exp2 of scores pre-scaled by scale * log2 e), and P is repacked from the accumulator layout
 // straight into A fragments of the P V product: the m16n8 C layout of two adjacent key tiles is
 // the m16k16 A layout. A warp whose rows see no key of a tile (the causal diagonal of a block)
